@@ -1,0 +1,175 @@
+//! The CPU backend: the GL geometry pipeline's clip-select, as two data-parallel passes.
+//!
+//! Pass 1 gives every vertex its outcode against the volume (streaming, vectorized over the x/y/z arrays).
+//! Pass 2 walks the triangles: AND of outcodes rejects most of them for the price of three byte loads; the
+//! few survivors are clipped (Sutherland–Hodgman) and, for the round tool, tested exactly. Large meshes split
+//! both passes over a persistent thread pool; small ones stay on the calling thread, where spawning work would
+//! cost more than the whole query.
+
+mod select;
+
+use super::{Backend, BackendKind, BackendScratch, PreparedQuery};
+use crate::error::{Error, Result};
+use crate::mesh::Mesh;
+use crate::mesh_store::MeshTable;
+use crate::results::QueryOutput;
+use rayon::prelude::*;
+
+/// Meshes with fewer triangles than this are answered on the calling thread.
+pub const PARALLEL_MIN_TRIANGLES: usize = 65_536;
+/// Triangles per parallel work item.
+const TRIANGLE_CHUNK: usize = 32_768;
+/// Vertices per parallel work item of the outcode pass.
+const VERTEX_CHUNK: usize = 65_536;
+
+/// Buffers reused across runs.
+#[derive(Debug, Default)]
+pub struct CpuScratch {
+    outcodes: Vec<u8>,
+    chunks: Vec<QueryOutput>,
+    /// One scratch per query when a batch of small queries runs in parallel.
+    per_query: Vec<CpuScratch>,
+}
+
+/// The CPU backend, with its own worker pool when it may use more than one thread.
+pub struct CpuBackend {
+    pool: Option<rayon::ThreadPool>,
+    threads: usize,
+}
+
+impl CpuBackend {
+    /// A backend using `threads` threads in total (0: one per available core).
+    pub fn new(threads: u32) -> Result<Self> {
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n as usize,
+        };
+        // The calling thread works too (`install` runs on a pool thread but the caller blocks), so the pool
+        // has as many workers as the threads asked for.
+        let pool = if threads > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .thread_name(|i| format!("trocar-cpu-{i}"))
+                    .build()
+                    .map_err(|e| {
+                        Error::new(
+                            crate::ErrorKind::BackendUnavailable,
+                            format!("could not start CPU worker threads: {e}"),
+                        )
+                    })?,
+            )
+        } else {
+            None
+        };
+        Ok(Self { pool, threads })
+    }
+
+    /// Number of threads queries may use.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+}
+
+impl Backend for CpuBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Cpu
+    }
+
+    fn device_name(&self) -> String {
+        format!("CPU ({} threads)", self.threads)
+    }
+
+    fn run(
+        &self,
+        meshes: &MeshTable<'_>,
+        queries: &[PreparedQuery],
+        outputs: &mut [QueryOutput],
+        scratch: &mut BackendScratch,
+    ) -> Result<()> {
+        let scratch = &mut scratch.cpu;
+        let all_small = queries
+            .iter()
+            .all(|q| meshes.slot(q.slot).read().triangle_count() < PARALLEL_MIN_TRIANGLES);
+        match &self.pool {
+            // Many small queries: one query per work item.
+            Some(pool) if queries.len() > 1 && all_small => {
+                if scratch.per_query.len() < queries.len() {
+                    scratch.per_query.resize_with(queries.len(), CpuScratch::default);
+                }
+                pool.install(|| {
+                    queries
+                        .par_iter()
+                        .zip(outputs.par_iter_mut())
+                        .zip(scratch.per_query.par_iter_mut())
+                        .for_each(|((q, out), s)| {
+                            run_query(&meshes.slot(q.slot).read(), q, out, s, None);
+                        });
+                });
+            }
+            pool => {
+                for (q, out) in queries.iter().zip(outputs.iter_mut()) {
+                    run_query(&meshes.slot(q.slot).read(), q, out, scratch, pool.as_ref());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One query against one mesh, split over `pool` when the mesh is large.
+fn run_query(
+    mesh: &Mesh,
+    q: &PreparedQuery,
+    out: &mut QueryOutput,
+    scratch: &mut CpuScratch,
+    pool: Option<&rayon::ThreadPool>,
+) {
+    let (xs, ys, zs) = mesh.coordinates();
+    let volume = &q.volume;
+    scratch.outcodes.resize(mesh.vertex_count(), 0);
+    let outcodes = &mut scratch.outcodes[..];
+    let triangles = mesh.triangles();
+    let pool = pool.filter(|_| triangles.len() >= PARALLEL_MIN_TRIANGLES);
+    let Some(pool) = pool else {
+        volume.clip.outcodes(xs, ys, zs, outcodes);
+        select::select_range(mesh, triangles, 0, outcodes, volume, out);
+        return;
+    };
+
+    pool.install(|| {
+        outcodes
+            .par_chunks_mut(VERTEX_CHUNK)
+            .enumerate()
+            .for_each(|(c, codes)| {
+                let r = c * VERTEX_CHUNK..c * VERTEX_CHUNK + codes.len();
+                volume
+                    .clip
+                    .outcodes(&xs[r.clone()], &ys[r.clone()], &zs[r], codes);
+            });
+    });
+    let chunk_count = triangles.len().div_ceil(TRIANGLE_CHUNK);
+    if scratch.chunks.len() < chunk_count {
+        scratch.chunks.resize_with(chunk_count, QueryOutput::default);
+    }
+    let outcodes = &scratch.outcodes[..];
+    pool.install(|| {
+        triangles
+            .par_chunks(TRIANGLE_CHUNK)
+            .zip(scratch.chunks.par_iter_mut())
+            .enumerate()
+            .for_each(|(c, (tris, chunk))| {
+                chunk.clear();
+                select::select_range(mesh, tris, c * TRIANGLE_CHUNK, outcodes, volume, chunk);
+            });
+    });
+    // Chunks are in triangle order, so concatenating keeps hits sorted by triangle.
+    for chunk in &scratch.chunks[..chunk_count] {
+        let base = out.feedback.len() as u32;
+        out.hits.extend(chunk.hits.iter().map(|h| crate::query::Hit {
+            feedback_first: h.feedback_first + base,
+            ..*h
+        }));
+        out.feedback.extend_from_slice(&chunk.feedback);
+    }
+}

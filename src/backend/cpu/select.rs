@@ -1,0 +1,108 @@
+//! Pass 2 of the CPU clip-select: per triangle, trivial reject / accept / clip, then the contact data.
+
+use crate::geometry::closest::{Closest, segment_triangle, triangle_triangle};
+use crate::geometry::time_of_impact::time_of_impact;
+use crate::geometry::{FeedbackPolygon, SweptShape, ToolVolume, VolumeKind};
+use crate::mesh::Mesh;
+use crate::query::Hit;
+use crate::results::QueryOutput;
+use glam::Vec3;
+
+/// Tests `triangles` (whose first index in the mesh is `base`) and appends the hits to `out`.
+pub(super) fn select_range(
+    mesh: &Mesh,
+    triangles: &[[u32; 3]],
+    base: usize,
+    outcodes: &[u8],
+    volume: &ToolVolume,
+    out: &mut QueryOutput,
+) {
+    for (k, t) in triangles.iter().enumerate() {
+        let (a, b, c) = (
+            outcodes[t[0] as usize],
+            outcodes[t[1] as usize],
+            outcodes[t[2] as usize],
+        );
+        // All three vertices beyond one plane: GL's trivial reject.
+        if a & b & c == 0 {
+            evaluate(mesh, base + k, a | b | c, volume, out);
+        }
+    }
+}
+
+/// Decides whether one surviving triangle is hit and, if so, appends its record and feedback polygon.
+fn evaluate(mesh: &Mesh, triangle: usize, planes: u8, volume: &ToolVolume, out: &mut QueryOutput) {
+    let tri = mesh.corners(triangle);
+    let closest = |shape: SweptShape| match shape {
+        SweptShape::Segment(a, b) => segment_triangle(a, b, tri),
+        SweptShape::Triangle(a, b, c) => triangle_triangle([a, b, c], tri),
+    };
+    let mut polygon = FeedbackPolygon::triangle(tri[0], tri[1], tri[2]);
+    let contact = match volume.kind {
+        VolumeKind::Capsule => {
+            let c = closest(volume.shape);
+            if c.distance > volume.radius {
+                return;
+            }
+            polygon.clip(&volume.clip, planes);
+            c
+        }
+        VolumeKind::Frustum => {
+            polygon.clip(&volume.clip, planes);
+            if polygon.is_empty() {
+                return;
+            }
+            closest(volume.shape)
+        }
+    };
+    let (depth_min, depth_max) = if polygon.is_empty() {
+        // A capsule touching only where its box is rounded off by float error: depth of the contact itself.
+        let d = volume.clip.depth(contact.on_mesh);
+        (d, d)
+    } else {
+        polygon.depth_range(&volume.clip)
+    };
+    let time_of_impact = match (volume.shape, volume.motion) {
+        (SweptShape::Triangle(entry, ..), Some((tip, new_tip))) => {
+            time_of_impact(entry, tip, new_tip, volume.radius, tri)
+        }
+        _ => 0.0,
+    };
+    let feedback_first = out.feedback.len() as u32;
+    out.feedback
+        .extend(polygon.vertices().iter().map(|v| v.to_array()));
+    out.hits.push(Hit {
+        triangle: triangle as u32,
+        depth_min,
+        depth_max,
+        distance: contact.distance,
+        point_on_mesh: contact.on_mesh.to_array(),
+        point_on_tool: contact.on_tool.to_array(),
+        normal: contact_normal(&contact, tri, volume).to_array(),
+        time_of_impact,
+        feedback_first,
+        feedback_count: polygon.vertices().len() as u32,
+    });
+}
+
+/// The unit direction that pushes the mesh off the tool.
+///
+/// Apart: from the tool's closest point to the mesh's. Touching or pierced (distance ~0, no direction between
+/// the points): the triangle's normal, turned the way the tool pushes — along the motion for dynamic queries,
+/// along the tool axis for static ones — which is where an indenting tool drives the tissue.
+fn contact_normal(c: &Closest, tri: [Vec3; 3], volume: &ToolVolume) -> Vec3 {
+    if c.distance > 1e-6 * volume.radius {
+        return (c.on_mesh - c.on_tool) / c.distance;
+    }
+    let push = match (volume.shape, volume.motion) {
+        (_, Some((tip, new_tip))) if new_tip != tip => new_tip - tip,
+        (SweptShape::Segment(entry, tip), _) | (SweptShape::Triangle(entry, tip, _), _) => tip - entry,
+    }
+    .normalize();
+    let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
+    if n.length_squared() <= f32::MIN_POSITIVE {
+        return push;
+    }
+    let n = n.normalize();
+    if n.dot(push) < 0.0 { -n } else { n }
+}

@@ -1,0 +1,238 @@
+//! Exact closest points between the tool's shape (its axis segment, or the triangle swept by the axis) and a
+//! mesh triangle: the "exact capsule test" that runs only for triangles surviving the clip volume.
+//!
+//! Ericson's closest-point routines (Real-Time Collision Detection, 5.1), made safe for zero-length segments
+//! and zero-area triangles, which a deforming or cut mesh produces.
+
+use glam::Vec3;
+
+/// The closest pair of points between the tool's shape (`on_tool`) and a mesh triangle (`on_mesh`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Closest {
+    /// Euclidean distance between the two points.
+    pub distance: f32,
+    /// Closest point on the tool's axis segment or swept triangle.
+    pub on_tool: Vec3,
+    /// Closest point on the mesh triangle.
+    pub on_mesh: Vec3,
+}
+
+/// Closest points of segments `[p1,q1]` and `[p2,q2]`: `(point on first, point on second)`.
+pub fn segment_segment(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (Vec3, Vec3) {
+    let d1 = q1 - p1;
+    let d2 = q2 - p2;
+    let r = p1 - p2;
+    let a = d1.length_squared();
+    let e = d2.length_squared();
+    let f = d2.dot(r);
+    let tiny = f32::MIN_POSITIVE;
+    let (s, t) = if a <= tiny && e <= tiny {
+        (0.0, 0.0)
+    } else if a <= tiny {
+        (0.0, (f / e).clamp(0.0, 1.0))
+    } else {
+        let c = d1.dot(r);
+        if e <= tiny {
+            ((-c / a).clamp(0.0, 1.0), 0.0)
+        } else {
+            let b = d1.dot(d2);
+            let denom = a * e - b * b;
+            // Parallel segments (denom ~ 0): any s works, the clamping below then picks a true closest pair.
+            let mut s = if denom > 0.0 {
+                ((b * f - c * e) / denom).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let mut t = (b * s + f) / e;
+            if t < 0.0 {
+                t = 0.0;
+                s = (-c / a).clamp(0.0, 1.0);
+            } else if t > 1.0 {
+                t = 1.0;
+                s = ((b - c) / a).clamp(0.0, 1.0);
+            }
+            (s, t)
+        }
+    };
+    (p1 + d1 * s, p2 + d2 * t)
+}
+
+/// Closest point to `p` on a non-degenerate triangle `abc` (Ericson's Voronoi-region walk).
+fn point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Vec3 {
+    let ab = b - a;
+    let ac = c - a;
+    let ap = p - a;
+    let d1 = ab.dot(ap);
+    let d2 = ac.dot(ap);
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a;
+    }
+    let bp = p - b;
+    let d3 = ab.dot(bp);
+    let d4 = ac.dot(bp);
+    if d3 >= 0.0 && d4 <= d3 {
+        return b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return a + ab * (d1 / (d1 - d3));
+    }
+    let cp = p - c;
+    let d5 = ab.dot(cp);
+    let d6 = ac.dot(cp);
+    if d6 >= 0.0 && d5 <= d6 {
+        return c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return a + ac * (d2 / (d2 - d6));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    }
+    let denom = 1.0 / (va + vb + vc);
+    a + ab * (vb * denom) + ac * (vc * denom)
+}
+
+/// True when the triangle is too thin for its normal to mean anything (collinear or coincident vertices).
+fn is_degenerate(a: Vec3, b: Vec3, c: Vec3) -> bool {
+    let n = (b - a).cross(c - a);
+    let scale = (b - a)
+        .length_squared()
+        .max((c - a).length_squared())
+        .max((c - b).length_squared());
+    n.length_squared() <= 1e-12 * scale * scale
+}
+
+/// Closest points between segment `[p, q]` (the tool side) and triangle `tri` (the mesh side).
+pub fn segment_triangle(p: Vec3, q: Vec3, tri: [Vec3; 3]) -> Closest {
+    let [a, b, c] = tri;
+    let mut best = Closest {
+        distance: f32::INFINITY,
+        on_tool: p,
+        on_mesh: a,
+    };
+    let mut consider = |on_tool: Vec3, on_mesh: Vec3| {
+        let d = (on_tool - on_mesh).length_squared();
+        if d < best.distance {
+            best = Closest {
+                distance: d,
+                on_tool,
+                on_mesh,
+            };
+        }
+    };
+    if !is_degenerate(a, b, c) {
+        let n = (b - a).cross(c - a);
+        let dp = n.dot(p - a);
+        let dq = n.dot(q - a);
+        // The segment pierces the triangle's plane: distance 0 if the piercing point is inside.
+        if (dp <= 0.0 && dq >= 0.0) || (dp >= 0.0 && dq <= 0.0) {
+            let t = if dp == dq { 0.0 } else { dp / (dp - dq) };
+            let x = p + (q - p) * t;
+            let inside = n.dot((b - a).cross(x - a)) >= 0.0
+                && n.dot((c - b).cross(x - b)) >= 0.0
+                && n.dot((a - c).cross(x - c)) >= 0.0;
+            if inside {
+                return Closest {
+                    distance: 0.0,
+                    on_tool: x,
+                    on_mesh: x,
+                };
+            }
+        }
+        consider(p, point_triangle(p, a, b, c));
+        consider(q, point_triangle(q, a, b, c));
+    }
+    for (e0, e1) in [(a, b), (b, c), (c, a)] {
+        let (on_tool, on_mesh) = segment_segment(p, q, e0, e1);
+        consider(on_tool, on_mesh);
+    }
+    best.distance = best.distance.sqrt();
+    best
+}
+
+/// Closest points between the tool's swept triangle `tool` and the mesh triangle `mesh`.
+///
+/// When two triangles are apart, one of the closest points lies on an edge; when they intersect, an edge of one
+/// pierces the other. Either way the minimum over the six edge-vs-triangle distances is the answer.
+pub fn triangle_triangle(tool: [Vec3; 3], mesh: [Vec3; 3]) -> Closest {
+    let mut best = Closest {
+        distance: f32::INFINITY,
+        on_tool: tool[0],
+        on_mesh: mesh[0],
+    };
+    for i in 0..3 {
+        let c = segment_triangle(tool[i], tool[(i + 1) % 3], mesh);
+        if c.distance < best.distance {
+            best = c;
+        }
+        let c = segment_triangle(mesh[i], mesh[(i + 1) % 3], tool);
+        if c.distance < best.distance {
+            best = Closest {
+                distance: c.distance,
+                on_tool: c.on_mesh,
+                on_mesh: c.on_tool,
+            };
+        }
+        if best.distance == 0.0 {
+            break;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TRI: [Vec3; 3] = [
+        Vec3::new(0.0, 0.0, 0.0),
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::new(0.0, 1.0, 0.0),
+    ];
+
+    #[test]
+    fn segment_above_interior() {
+        let c = segment_triangle(Vec3::new(0.2, 0.2, 1.0), Vec3::new(0.2, 0.2, 3.0), TRI);
+        assert!((c.distance - 1.0).abs() < 1e-6);
+        assert!((c.on_mesh - Vec3::new(0.2, 0.2, 0.0)).length() < 1e-6);
+    }
+
+    #[test]
+    fn segment_piercing() {
+        let c = segment_triangle(Vec3::new(0.2, 0.2, -1.0), Vec3::new(0.2, 0.2, 3.0), TRI);
+        assert_eq!(c.distance, 0.0);
+        assert!((c.on_tool - Vec3::new(0.2, 0.2, 0.0)).length() < 1e-6);
+    }
+
+    #[test]
+    fn parallel_segment_across_an_edge() {
+        // Parallel to the plane, both endpoints project outside: the closest points are on the edge below.
+        let c = segment_triangle(Vec3::new(-1.0, 0.5, 0.5), Vec3::new(2.0, 0.5, 0.5), TRI);
+        assert!((c.distance - 0.5).abs() < 1e-6, "{c:?}");
+    }
+
+    #[test]
+    fn degenerate_triangle_is_a_segment() {
+        let tri = [Vec3::ZERO, Vec3::X, Vec3::X * 2.0];
+        let c = segment_triangle(Vec3::new(1.0, 2.0, 0.0), Vec3::new(1.0, 3.0, 0.0), tri);
+        assert!((c.distance - 2.0).abs() < 1e-6);
+        let point = [Vec3::ONE; 3];
+        let c = segment_triangle(Vec3::ZERO, Vec3::ZERO, point);
+        assert!((c.distance - 3f32.sqrt()).abs() < 1e-6);
+    }
+
+    #[test]
+    fn triangles_apart_and_crossing() {
+        let up = TRI.map(|v| v + Vec3::Z * 2.0);
+        assert!((triangle_triangle(up, TRI).distance - 2.0).abs() < 1e-6);
+        let crossing = [
+            Vec3::new(0.25, 0.25, -1.0),
+            Vec3::new(0.25, 0.25, 1.0),
+            Vec3::new(5.0, 5.0, 0.5),
+        ];
+        assert_eq!(triangle_triangle(crossing, TRI).distance, 0.0);
+    }
+}

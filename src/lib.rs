@@ -1,0 +1,27 @@
+//! # trocar
+//!
+//! Which triangles of a deforming organ mesh does a rigid surgical tool touch, at this instant and during its
+//! motion since the last step? The clip-select method of Lombardo, Cani & Neyret (1999) uses the tool's volume
+//! as a camera's viewing volume and "renders" the organ in GL_SELECT/GL_FEEDBACK mode: no precomputation, so a
+//! mesh that deforms or is cut every step costs nothing extra.
+//!
+//! Pipeline: [`geometry`] → [`backend`] (one trait; CPU now, GPU to come) → [`context`] (meshes, queries,
+//! results) → `ffi` (the C ABI: the only `unsafe` and the only C types).
+
+pub mod backend;
+pub mod context;
+pub mod error;
+pub mod ffi;
+pub mod geometry;
+pub mod mesh;
+pub mod mesh_store;
+pub mod obj;
+pub mod query;
+pub mod results;
+
+pub use context::{BackendKind, Context, ContextDef};
+pub use error::{Error, ErrorKind, Result};
+pub use geometry::{Tool, VolumeKind};
+pub use mesh::MeshId;
+pub use query::{Hit, Query};
+pub use results::Results;

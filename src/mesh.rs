@@ -1,0 +1,178 @@
+//! An organ mesh as the library keeps it: positions in structure-of-arrays form, triangles as index triples.
+//!
+//! Positions are stored as separate x, y, z arrays because the clip-select vertex stage reads them in one
+//! streaming, vectorized pass. Every mutation validates its whole input before touching anything, so a rejected
+//! call leaves the mesh exactly as it was.
+
+use crate::error::{Error, Result};
+use glam::Vec3;
+
+/// A generational handle to a mesh of a [`crate::Context`]; all-zero is the null id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct MeshId {
+    /// Slot index plus one (0 means null).
+    pub index1: u32,
+    /// Tag of the context that made it, so ids from another context are refused.
+    pub context: u16,
+    /// Bumped each time the slot is reused, so destroyed ids are detected.
+    pub generation: u16,
+}
+
+impl MeshId {
+    /// The null id.
+    pub const NULL: Self = Self {
+        index1: 0,
+        context: 0,
+        generation: 0,
+    };
+
+    /// True for the all-zero id.
+    pub fn is_null(&self) -> bool {
+        *self == Self::NULL
+    }
+}
+
+/// A triangle mesh: vertex positions and triangles. The library's own copy of the caller's data.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mesh {
+    xs: Vec<f32>,
+    ys: Vec<f32>,
+    zs: Vec<f32>,
+    triangles: Vec<[u32; 3]>,
+}
+
+impl Mesh {
+    /// Copies and validates `positions` and `triangles` (finite coordinates, indices in range).
+    pub fn new(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> Result<Self> {
+        check_positions(positions, 0)?;
+        check_triangles(triangles, positions.len())?;
+        let mut mesh = Self::default();
+        reserve(&mut mesh.xs, positions.len(), "vertex positions")?;
+        reserve(&mut mesh.ys, positions.len(), "vertex positions")?;
+        reserve(&mut mesh.zs, positions.len(), "vertex positions")?;
+        reserve(&mut mesh.triangles, triangles.len(), "triangles")?;
+        for p in positions {
+            mesh.xs.push(p[0]);
+            mesh.ys.push(p[1]);
+            mesh.zs.push(p[2]);
+        }
+        mesh.triangles.extend_from_slice(triangles);
+        Ok(mesh)
+    }
+
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.xs.len()
+    }
+
+    /// Number of triangles.
+    pub fn triangle_count(&self) -> usize {
+        self.triangles.len()
+    }
+
+    /// The triangles as vertex index triples.
+    pub fn triangles(&self) -> &[[u32; 3]] {
+        &self.triangles
+    }
+
+    /// The x, y and z coordinate arrays.
+    pub fn coordinates(&self) -> (&[f32], &[f32], &[f32]) {
+        (&self.xs, &self.ys, &self.zs)
+    }
+
+    /// Position of vertex `i`.
+    #[inline]
+    pub fn position(&self, i: u32) -> Vec3 {
+        let i = i as usize;
+        Vec3::new(self.xs[i], self.ys[i], self.zs[i])
+    }
+
+    /// The three corners of triangle `t`.
+    #[inline]
+    pub fn corners(&self, t: usize) -> [Vec3; 3] {
+        self.triangles[t].map(|i| self.position(i))
+    }
+
+    /// Overwrites vertices `first .. first + positions.len()`; nothing changes unless all of it is valid.
+    pub fn update_positions(&mut self, first: usize, positions: &[[f32; 3]]) -> Result<()> {
+        let end = first.checked_add(positions.len()).filter(|&e| e <= self.vertex_count());
+        let Some(end) = end else {
+            return Err(Error::out_of_range(format!(
+                "update of vertices {first}..{} past the mesh's {} vertices",
+                first as u128 + positions.len() as u128,
+                self.vertex_count()
+            )));
+        };
+        check_positions(positions, first)?;
+        for (k, p) in (first..end).zip(positions) {
+            self.xs[k] = p[0];
+            self.ys[k] = p[1];
+            self.zs[k] = p[2];
+        }
+        Ok(())
+    }
+
+    /// Replaces the triangles (a topology change such as a cut); vertices are kept.
+    pub fn set_triangles(&mut self, triangles: &[[u32; 3]]) -> Result<()> {
+        check_triangles(triangles, self.vertex_count())?;
+        let mut fresh = Vec::new();
+        reserve(&mut fresh, triangles.len(), "triangles")?;
+        fresh.extend_from_slice(triangles);
+        self.triangles = fresh;
+        Ok(())
+    }
+}
+
+fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
+    v.try_reserve_exact(n).map_err(|_| Error::out_of_memory(what))
+}
+
+fn check_positions(positions: &[[f32; 3]], first: usize) -> Result<()> {
+    match positions.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
+        Some(i) => Err(Error::invalid(format!(
+            "vertex {} has a non-finite coordinate {:?}",
+            first + i,
+            positions[i]
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn check_triangles(triangles: &[[u32; 3]], vertex_count: usize) -> Result<()> {
+    let bad = triangles
+        .iter()
+        .position(|t| t.iter().any(|&i| i as usize >= vertex_count));
+    match bad {
+        Some(t) => Err(Error::out_of_range(format!(
+            "triangle {t} has indices {:?} but the mesh has {vertex_count} vertices",
+            triangles[t]
+        ))),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn square() -> Mesh {
+        Mesh::new(
+            &[[0.0; 3], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]],
+            &[[0, 1, 2], [0, 2, 3]],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn rejected_updates_change_nothing() {
+        let mut m = square();
+        let before = m.clone();
+        assert!(m.update_positions(3, &[[0.0; 3], [0.0; 3]]).is_err());
+        assert!(m.update_positions(usize::MAX, &[[0.0; 3]]).is_err());
+        assert!(m.update_positions(0, &[[0.0; 3], [f32::NAN, 0.0, 0.0]]).is_err());
+        assert!(m.set_triangles(&[[0, 1, 4]]).is_err());
+        assert_eq!(m, before);
+        m.update_positions(2, &[[5.0, 5.0, 5.0]]).unwrap();
+        assert_eq!(m.position(2), Vec3::splat(5.0));
+    }
+}

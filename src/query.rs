@@ -1,0 +1,62 @@
+//! What a caller asks (a [`Query`]) and what one contact looks like (a [`Hit`]).
+
+use crate::error::Result;
+use crate::geometry::tool::validate_new_tip;
+use crate::geometry::{Tool, ToolVolume, VolumeKind};
+use crate::mesh::MeshId;
+use glam::Vec3;
+
+/// One tool against one mesh, at rest or moving its tip to `new_tip` over the step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Query {
+    /// The mesh to test.
+    pub mesh: MeshId,
+    /// The tool pose (at the start of the step for dynamic queries).
+    pub tool: Tool,
+    /// `Some(P')` for a dynamic query: the tip moves linearly from `tool.tip` to `P'`.
+    pub new_tip: Option<Vec3>,
+    /// Capsule (round tool) or the paper's frustum volumes.
+    pub volume: VolumeKind,
+}
+
+impl Query {
+    /// Validates the pose and builds the volume the backends clip against.
+    pub fn tool_volume(&self) -> Result<ToolVolume> {
+        self.tool.validate()?;
+        Ok(match self.new_tip {
+            None => ToolVolume::new_static(&self.tool, self.volume),
+            Some(p) => {
+                validate_new_tip(p)?;
+                ToolVolume::new_dynamic(&self.tool, p, self.volume)
+            }
+        })
+    }
+}
+
+/// One mesh triangle in contact with the tool: GL_SELECT's record plus the contact data force feedback needs.
+///
+/// `#[repr(C)]` because the C API hands out views of the results' own storage (exported as `TrocarHit`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Hit {
+    /// Index of the triangle in the mesh's current triangle list.
+    pub triangle: u32,
+    /// Smallest depth of the clipped polygon along the viewing axis, from the entry point (GL_SELECT z min).
+    pub depth_min: f32,
+    /// Largest depth of the clipped polygon (GL_SELECT z max).
+    pub depth_max: f32,
+    /// Distance from the tool axis (static) or the swept triangle (dynamic) to the triangle.
+    pub distance: f32,
+    /// Closest point on the triangle.
+    pub point_on_mesh: [f32; 3],
+    /// Closest point on the tool axis or swept triangle.
+    pub point_on_tool: [f32; 3],
+    /// Unit direction pushing the mesh off the tool; penetration is `radius - distance`.
+    pub normal: [f32; 3],
+    /// Dynamic: first t in [0,1] at which the tool touches the triangle (a lower bound); static: 0.
+    pub time_of_impact: f32,
+    /// First vertex of this triangle's feedback polygon in the query's feedback array.
+    pub feedback_first: u32,
+    /// Vertex count of the feedback polygon (0 if the contact is only a touch at the volume's boundary).
+    pub feedback_count: u32,
+}

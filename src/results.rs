@@ -1,0 +1,85 @@
+//! Query results, reused across steps so that a warmed-up query allocates nothing.
+
+use crate::query::Hit;
+
+/// The output of one query: its hits, sorted by triangle, and the feedback polygons they point into.
+#[derive(Clone, Debug, Default)]
+pub struct QueryOutput {
+    pub(crate) hits: Vec<Hit>,
+    pub(crate) feedback: Vec<[f32; 3]>,
+}
+
+impl QueryOutput {
+    /// Empties the output, keeping its capacity.
+    pub(crate) fn clear(&mut self) {
+        self.hits.clear();
+        self.feedback.clear();
+    }
+
+    /// The hits, sorted by triangle index.
+    pub fn hits(&self) -> &[Hit] {
+        &self.hits
+    }
+
+    /// All feedback polygons' vertices, back to back; each hit names its range.
+    pub fn feedback(&self) -> &[[f32; 3]] {
+        &self.feedback
+    }
+}
+
+/// Results of the last query or batch run with it. Views stay valid until it is queried again or dropped.
+#[derive(Debug)]
+pub struct Results {
+    pub(crate) context: u16,
+    pub(crate) outputs: Vec<QueryOutput>,
+    pub(crate) len: usize,
+    /// Per-backend scratch (outcodes, per-chunk buffers), kept to avoid allocating per query.
+    pub(crate) scratch: crate::backend::Scratch,
+}
+
+impl Results {
+    pub(crate) fn new(context: u16) -> Self {
+        Self {
+            context,
+            outputs: Vec::new(),
+            len: 0,
+            scratch: Default::default(),
+        }
+    }
+
+    /// Number of queries the last run answered.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True before the first run.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Output of query `i` of the last run.
+    pub fn get(&self, i: usize) -> Option<&QueryOutput> {
+        self.outputs[..self.len].get(i)
+    }
+
+    /// Hits of query `i` of the last run.
+    pub fn hits(&self, i: usize) -> Option<&[Hit]> {
+        self.get(i).map(QueryOutput::hits)
+    }
+
+    /// Feedback vertices of query `i` of the last run.
+    pub fn feedback(&self, i: usize) -> Option<&[[f32; 3]]> {
+        self.get(i).map(QueryOutput::feedback)
+    }
+
+    /// Makes room for `n` cleared outputs (allocates only when the batch grows).
+    pub(crate) fn prepare(&mut self, n: usize) {
+        if self.outputs.len() < n {
+            self.outputs.resize_with(n, QueryOutput::default);
+        }
+        self.len = n;
+        for o in &mut self.outputs[..n] {
+            o.clear();
+        }
+    }
+}
