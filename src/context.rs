@@ -146,12 +146,23 @@ impl Context {
             outputs, scratch, ..
         } = results;
         self.backend
-            .run(&table, &scratch.prepared, &mut outputs[..queries.len()], &mut scratch.backend)
+            .run(
+                &table,
+                &scratch.prepared,
+                &mut outputs[..queries.len()],
+                &mut scratch.backend,
+            )
             .inspect_err(|_| results.len = 0)
     }
 
     /// One static query: which triangles does the tool at rest touch?
-    pub fn query_static(&self, mesh: MeshId, tool: &Tool, volume: VolumeKind, results: &mut Results) -> Result<()> {
+    pub fn query_static(
+        &self,
+        mesh: MeshId,
+        tool: &Tool,
+        volume: VolumeKind,
+        results: &mut Results,
+    ) -> Result<()> {
         let q = Query {
             mesh,
             tool: *tool,

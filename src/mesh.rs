@@ -95,7 +95,9 @@ impl Mesh {
 
     /// Overwrites vertices `first .. first + positions.len()`; nothing changes unless all of it is valid.
     pub fn update_positions(&mut self, first: usize, positions: &[[f32; 3]]) -> Result<()> {
-        let end = first.checked_add(positions.len()).filter(|&e| e <= self.vertex_count());
+        let end = first
+            .checked_add(positions.len())
+            .filter(|&e| e <= self.vertex_count());
         let Some(end) = end else {
             return Err(Error::out_of_range(format!(
                 "update of vertices {first}..{} past the mesh's {} vertices",
@@ -124,11 +126,15 @@ impl Mesh {
 }
 
 fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
-    v.try_reserve_exact(n).map_err(|_| Error::out_of_memory(what))
+    v.try_reserve_exact(n)
+        .map_err(|_| Error::out_of_memory(what))
 }
 
 fn check_positions(positions: &[[f32; 3]], first: usize) -> Result<()> {
-    match positions.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
+    match positions
+        .iter()
+        .position(|p| !p.iter().all(|c| c.is_finite()))
+    {
         Some(i) => Err(Error::invalid(format!(
             "vertex {} has a non-finite coordinate {:?}",
             first + i,
@@ -169,7 +175,10 @@ mod tests {
         let before = m.clone();
         assert!(m.update_positions(3, &[[0.0; 3], [0.0; 3]]).is_err());
         assert!(m.update_positions(usize::MAX, &[[0.0; 3]]).is_err());
-        assert!(m.update_positions(0, &[[0.0; 3], [f32::NAN, 0.0, 0.0]]).is_err());
+        assert!(
+            m.update_positions(0, &[[0.0; 3], [f32::NAN, 0.0, 0.0]])
+                .is_err()
+        );
         assert!(m.set_triangles(&[[0, 1, 4]]).is_err());
         assert_eq!(m, before);
         m.update_positions(2, &[[5.0, 5.0, 5.0]]).unwrap();

@@ -46,7 +46,9 @@ impl MeshStore {
                 if slots.len() >= u32::MAX as usize - 1 {
                     return Err(Error::out_of_memory("a mesh slot"));
                 }
-                slots.try_reserve(1).map_err(|_| Error::out_of_memory("a mesh slot"))?;
+                slots
+                    .try_reserve(1)
+                    .map_err(|_| Error::out_of_memory("a mesh slot"))?;
                 slots.push(Slot {
                     generation: 1,
                     mesh: None,
@@ -94,7 +96,10 @@ impl MeshTable<'_> {
 
     /// The mesh in a slot returned by [`MeshTable::resolve`].
     pub fn slot(&self, index: usize) -> &RwLock<Mesh> {
-        self.slots[index].mesh.as_ref().expect("resolved slot is live")
+        self.slots[index]
+            .mesh
+            .as_ref()
+            .expect("resolved slot is live")
     }
 
     /// The mesh named by `id`.
@@ -120,6 +125,9 @@ fn check_id(context: u16, slots: &[Slot], id: MeshId) -> Result<usize> {
             ErrorKind::StaleHandle,
             format!("mesh {}:{} was destroyed", id.index1, id.generation),
         )),
-        None => Err(Error::invalid(format!("mesh id {} was never created", id.index1))),
+        None => Err(Error::invalid(format!(
+            "mesh id {} was never created",
+            id.index1
+        ))),
     }
 }

@@ -43,7 +43,11 @@ impl Frame {
             w -= w.dot(u) * u;
         }
         let w = w.normalize();
-        Self { x: u, y: u.cross(w), w }
+        Self {
+            x: u,
+            y: u.cross(w),
+            w,
+        }
     }
 }
 
@@ -75,7 +79,10 @@ mod tests {
         let f = Frame::look_along(Vec3::Z, Vec3::Z * 3.0);
         let g = Frame::look_along(Vec3::Z, Vec3::ZERO);
         assert_eq!(f, g);
-        assert!((f.y - Vec3::X).length() < 1e-6, "least aligned axis of +Z is X");
+        assert!(
+            (f.y - Vec3::X).length() < 1e-6,
+            "least aligned axis of +Z is X"
+        );
         assert!(f.x.dot(f.w).abs() < 1e-6 && f.y.dot(f.w).abs() < 1e-6);
     }
 

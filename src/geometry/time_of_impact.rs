@@ -47,11 +47,21 @@ mod tests {
             Vec3::new(0.0, 0.0, 3.0),
         ];
         let entry = Vec3::new(0.0, 0.0, 10.0);
-        let t = time_of_impact(entry, Vec3::new(-1.0, 0.0, 2.0), Vec3::new(1.0, 0.0, 2.0), 0.1, tri);
+        let t = time_of_impact(
+            entry,
+            Vec3::new(-1.0, 0.0, 2.0),
+            Vec3::new(1.0, 0.0, 2.0),
+            0.1,
+            tri,
+        );
         // The tool axis is slanted; it reaches x = -0.1 (one radius before the flap) near t = 0.45.
         assert!(t > 0.40 && t < 0.46, "t = {t}");
-        let gap = segment_triangle(entry, Vec3::new(-1.0, 0.0, 2.0).lerp(Vec3::new(1.0, 0.0, 2.0), t), tri)
-            .distance
+        let gap = segment_triangle(
+            entry,
+            Vec3::new(-1.0, 0.0, 2.0).lerp(Vec3::new(1.0, 0.0, 2.0), t),
+            tri,
+        )
+        .distance
             - 0.1;
         assert!(gap.abs() < 1e-3, "touching at t: gap {gap}");
     }
@@ -59,7 +69,13 @@ mod tests {
     #[test]
     fn already_touching_is_zero() {
         let tri = [Vec3::ZERO, Vec3::X, Vec3::Y];
-        let t = time_of_impact(Vec3::Z * 5.0, Vec3::new(0.2, 0.2, 0.05), Vec3::ONE, 0.1, tri);
+        let t = time_of_impact(
+            Vec3::Z * 5.0,
+            Vec3::new(0.2, 0.2, 0.05),
+            Vec3::ONE,
+            0.1,
+            tri,
+        );
         assert_eq!(t, 0.0);
     }
 }

@@ -68,9 +68,23 @@ mod tests {
         for radius in [0.0, -1.0, f32::NAN, f32::INFINITY] {
             assert!(Tool { radius, ..tool() }.validate().is_err());
         }
-        assert!(Tool { tip: Vec3::ZERO, ..tool() }.validate().is_err());
+        assert!(
+            Tool {
+                tip: Vec3::ZERO,
+                ..tool()
+            }
+            .validate()
+            .is_err()
+        );
         let nan = Vec3::new(f32::NAN, 0.0, 0.0);
-        assert!(Tool { entry: nan, ..tool() }.validate().is_err());
+        assert!(
+            Tool {
+                entry: nan,
+                ..tool()
+            }
+            .validate()
+            .is_err()
+        );
         assert!(Tool { up: nan, ..tool() }.validate().is_err());
     }
 }

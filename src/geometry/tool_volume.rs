@@ -51,7 +51,13 @@ impl ToolVolume {
         let s = tool.radius;
         let frame = Frame::look_along((tool.tip - tool.entry).normalize(), tool.up);
         Self {
-            clip: section_box(&frame, tool.entry, &[tool.entry, tool.tip], s, depth_pad(kind, s)),
+            clip: section_box(
+                &frame,
+                tool.entry,
+                &[tool.entry, tool.tip],
+                s,
+                depth_pad(kind, s),
+            ),
             kind,
             shape: SweptShape::Segment(tool.entry, tool.tip),
             radius: s,
@@ -74,17 +80,17 @@ impl ToolVolume {
 
         let clip = match (kind, degenerate) {
             (VolumeKind::Frustum, false) => paper_frustum(p0, p, p_new, s, u),
-            (VolumeKind::Capsule, false) => section_box(
-                &Frame::from_motion(u, q),
-                p0,
-                &[p0, p, p_new],
-                s,
-                s,
-            ),
+            (VolumeKind::Capsule, false) => {
+                section_box(&Frame::from_motion(u, q), p0, &[p0, p, p_new], s, s)
+            }
             // No motion, motion along the axis, or a motion line through P0: the swept triangle is (nearly) a
             // segment, so the box around it along the tool axis is the correct volume.
             (_, true) => {
-                let far = if (p_new - p0).length() > (p - p0).length() { p_new } else { p };
+                let far = if (p_new - p0).length() > (p - p0).length() {
+                    p_new
+                } else {
+                    p
+                };
                 let frame = Frame::look_along((far - p0).normalize(), tool.up);
                 section_box(&frame, p0, &[p0, p, p_new], s, depth_pad(kind, s))
             }
@@ -115,7 +121,9 @@ fn section_box(frame: &Frame, origin: Vec3, points: &[Vec3], s: f32, pad: f32) -
         points
             .iter()
             .map(|&p| axis.dot(p - origin))
-            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)))
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            })
     };
     let (x, y, w) = (range(frame.x), range(frame.y), range(frame.w));
     ClipVolume::new(
@@ -181,9 +189,15 @@ mod tests {
         let v = ToolVolume::new_static(&t, VolumeKind::Frustum);
         let axis = t.tip - t.entry;
         assert!(v.clip.contains(t.entry + axis * 1e-4) && v.clip.contains(t.tip - axis * 1e-4));
-        assert!(!v.clip.contains(t.tip + (t.tip - t.entry) * 0.01), "nothing beyond the far plane");
+        assert!(
+            !v.clip.contains(t.tip + (t.tip - t.entry) * 0.01),
+            "nothing beyond the far plane"
+        );
         let c = ToolVolume::new_static(&t, VolumeKind::Capsule);
-        assert!(c.clip.contains(t.tip + (t.tip - t.entry).normalize() * 0.19));
+        assert!(
+            c.clip
+                .contains(t.tip + (t.tip - t.entry).normalize() * 0.19)
+        );
         assert!((v.clip.depth(t.tip) - t.length()).abs() < 1e-5);
     }
 
@@ -208,8 +222,14 @@ mod tests {
             assert!(v.clip.contains(p), "{p} inside");
         }
         assert!(!v.clip.contains(t.entry - s * u * 1.01));
-        assert!(!v.clip.contains(t.tip + Vec3::new(0.0, 0.0, -0.01)), "beyond the far plane");
-        assert!(!v.clip.contains((t.tip + p_new) / 2.0 + Vec3::Y * (s * 1.01)));
+        assert!(
+            !v.clip.contains(t.tip + Vec3::new(0.0, 0.0, -0.01)),
+            "beyond the far plane"
+        );
+        assert!(
+            !v.clip
+                .contains((t.tip + p_new) / 2.0 + Vec3::Y * (s * 1.01))
+        );
     }
 
     #[test]

@@ -95,7 +95,9 @@ impl Backend for CpuBackend {
             // Many small queries: one query per work item.
             Some(pool) if queries.len() > 1 && all_small => {
                 if scratch.per_query.len() < queries.len() {
-                    scratch.per_query.resize_with(queries.len(), CpuScratch::default);
+                    scratch
+                        .per_query
+                        .resize_with(queries.len(), CpuScratch::default);
                 }
                 pool.install(|| {
                     queries
@@ -150,7 +152,9 @@ fn run_query(
     });
     let chunk_count = triangles.len().div_ceil(TRIANGLE_CHUNK);
     if scratch.chunks.len() < chunk_count {
-        scratch.chunks.resize_with(chunk_count, QueryOutput::default);
+        scratch
+            .chunks
+            .resize_with(chunk_count, QueryOutput::default);
     }
     let outcodes = &scratch.outcodes[..];
     pool.install(|| {
@@ -166,10 +170,11 @@ fn run_query(
     // Chunks are in triangle order, so concatenating keeps hits sorted by triangle.
     for chunk in &scratch.chunks[..chunk_count] {
         let base = out.feedback.len() as u32;
-        out.hits.extend(chunk.hits.iter().map(|h| crate::query::Hit {
-            feedback_first: h.feedback_first + base,
-            ..*h
-        }));
+        out.hits
+            .extend(chunk.hits.iter().map(|h| crate::query::Hit {
+                feedback_first: h.feedback_first + base,
+                ..*h
+            }));
         out.feedback.extend_from_slice(&chunk.feedback);
     }
 }

@@ -96,7 +96,9 @@ fn contact_normal(c: &Closest, tri: [Vec3; 3], volume: &ToolVolume) -> Vec3 {
     }
     let push = match (volume.shape, volume.motion) {
         (_, Some((tip, new_tip))) if new_tip != tip => new_tip - tip,
-        (SweptShape::Segment(entry, tip), _) | (SweptShape::Triangle(entry, tip, _), _) => tip - entry,
+        (SweptShape::Segment(entry, tip), _) | (SweptShape::Triangle(entry, tip, _), _) => {
+            tip - entry
+        }
     }
     .normalize();
     let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);

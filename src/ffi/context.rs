@@ -1,0 +1,130 @@
+//! Creating and destroying contexts.
+
+use super::boundary::{catch, run};
+use super::pointers::{as_ref, check_out, write};
+use super::status::TrocarStatus;
+use super::types::{TROCAR_BACKEND_AUTO, TrocarBackend, TrocarContextDef, backend_value};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use std::ffi::c_char;
+
+/// Marks a live context, so a wrong or destroyed pointer is refused instead of trusted (best effort).
+const CONTEXT_MAGIC: u64 = 0x7472_6F63_6172_4358;
+
+/// A library context: a backend and its meshes. Opaque.
+pub struct TrocarContext {
+    magic: u64,
+    pub(crate) inner: Context,
+}
+
+impl TrocarContext {
+    /// The context behind a C pointer.
+    ///
+    /// # Safety
+    /// `ctx` must be NULL or a pointer returned by `trocar_context_create`.
+    pub(crate) unsafe fn get<'a>(ctx: *const TrocarContext) -> Result<&'a Context> {
+        // SAFETY: forwarded contract.
+        let c = unsafe { as_ref(ctx, "context") }?;
+        if c.magic != CONTEXT_MAGIC {
+            return Err(Error::invalid(
+                "not a live TrocarContext (destroyed or wrong pointer)",
+            ));
+        }
+        Ok(&c.inner)
+    }
+}
+
+/// The default context def: `TROCAR_BACKEND_AUTO`, one CPU thread per core.
+#[unsafe(no_mangle)]
+pub extern "C" fn trocar_default_context_def() -> TrocarContextDef {
+    catch(
+        TrocarContextDef::default_def(),
+        TrocarContextDef::default_def,
+    )
+}
+
+/// Creates a context; `*out` is written only on success.
+///
+/// # Safety
+/// `def` must be NULL or point to a `TrocarContextDef`; `out` must be NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_context_create(
+    def: *const TrocarContextDef,
+    out: *mut *mut TrocarContext,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let def = unsafe { as_ref(def, "def") }?.to_core()?;
+        check_out(out, "out")?;
+        let inner = Context::new(&def)?;
+        let ctx = Box::new(TrocarContext {
+            magic: CONTEXT_MAGIC,
+            inner,
+        });
+        // SAFETY: checked non-NULL above.
+        unsafe { write(out, Box::into_raw(ctx), "out") }
+    })
+}
+
+/// Destroys a context and its meshes; NULL is a no-op. Results objects stay valid (but useless).
+///
+/// # Safety
+/// `ctx` must be NULL or a live context no other thread is using.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_context_destroy(ctx: *mut TrocarContext) {
+    catch((), || {
+        if ctx.is_null() {
+            return;
+        }
+        // SAFETY: a live context by contract; the magic check refuses most wrong pointers.
+        unsafe {
+            if (*ctx).magic != CONTEXT_MAGIC {
+                return;
+            }
+            (*ctx).magic = 0;
+            drop(Box::from_raw(ctx));
+        }
+    })
+}
+
+/// The backend the context runs on (`TROCAR_BACKEND_AUTO` only for a NULL or invalid context).
+///
+/// # Safety
+/// `ctx` must be NULL or a live context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_context_backend(ctx: *const TrocarContext) -> TrocarBackend {
+    catch(TROCAR_BACKEND_AUTO, || {
+        // SAFETY: C caller's contract.
+        unsafe { TrocarContext::get(ctx) }
+            .map_or(TROCAR_BACKEND_AUTO, |c| backend_value(c.backend_kind()))
+    })
+}
+
+/// Copies the name of the context's device into `buf` (NUL-terminated, truncated to `capacity - 1` bytes)
+/// and returns the name's full length; 0 for a NULL or invalid context.
+///
+/// # Safety
+/// `ctx` must be NULL or a live context; `buf` NULL or `capacity` writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_context_device_name(
+    ctx: *const TrocarContext,
+    buf: *mut c_char,
+    capacity: usize,
+) -> usize {
+    catch(0, || {
+        // SAFETY: C caller's contract.
+        let Ok(c) = (unsafe { TrocarContext::get(ctx) }) else {
+            return 0;
+        };
+        let name = c.device_name();
+        if !buf.is_null() && capacity > 0 {
+            let n = name.len().min(capacity - 1);
+            // SAFETY: `capacity` writable bytes by contract, n + 1 <= capacity.
+            unsafe {
+                std::ptr::copy_nonoverlapping(name.as_ptr(), buf.cast::<u8>(), n);
+                *buf.add(n) = 0;
+            }
+        }
+        name.len()
+    })
+}

@@ -1,0 +1,186 @@
+//! Results objects and the views into them.
+
+use super::boundary::{catch, run};
+use super::context::TrocarContext;
+use super::pointers::{as_mut, as_ref, check_out, write};
+use super::status::TrocarStatus;
+use crate::error::{Error, ErrorKind, Result};
+use crate::query::{Hit, Query};
+use crate::results::{QueryOutput, Results};
+
+/// Marks a live results object.
+const RESULTS_MAGIC: u64 = 0x7472_6F63_6172_5253;
+
+/// The hits and feedback polygons of the last query or batch run with it; reused across steps. Opaque.
+pub struct TrocarResults {
+    magic: u64,
+    pub(crate) inner: Results,
+    /// The batch converted from C, kept so that queries do not allocate once warmed up.
+    pub(crate) queries: Vec<Query>,
+}
+
+impl TrocarResults {
+    /// The results object behind a C pointer, for reading.
+    ///
+    /// # Safety
+    /// `p` must be NULL or a pointer returned by `trocar_results_create`.
+    pub(crate) unsafe fn get<'a>(p: *const TrocarResults) -> Result<&'a TrocarResults> {
+        // SAFETY: forwarded contract.
+        let r = unsafe { as_ref(p, "results") }?;
+        if r.magic != RESULTS_MAGIC {
+            return Err(Error::invalid(
+                "not a live TrocarResults (destroyed or wrong pointer)",
+            ));
+        }
+        Ok(r)
+    }
+
+    /// The results object behind a C pointer, for writing.
+    ///
+    /// # Safety
+    /// As [`TrocarResults::get`], and no other thread may use it meanwhile.
+    pub(crate) unsafe fn get_mut<'a>(p: *mut TrocarResults) -> Result<&'a mut TrocarResults> {
+        // SAFETY: forwarded contract.
+        let r = unsafe { as_mut(p, "results") }?;
+        if r.magic != RESULTS_MAGIC {
+            return Err(Error::invalid(
+                "not a live TrocarResults (destroyed or wrong pointer)",
+            ));
+        }
+        Ok(r)
+    }
+
+    fn output(&self, query_index: u32) -> Result<&QueryOutput> {
+        self.inner.get(query_index as usize).ok_or_else(|| {
+            Error::new(
+                ErrorKind::OutOfRange,
+                format!(
+                    "query index {query_index} but the last run answered {} queries",
+                    self.inner.len()
+                ),
+            )
+        })
+    }
+}
+
+/// Creates an empty results object for queries on `ctx`.
+///
+/// # Safety
+/// `ctx` must be a live context; `out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_results_create(
+    ctx: *const TrocarContext,
+    out: *mut *mut TrocarResults,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let ctx = unsafe { TrocarContext::get(ctx) }?;
+        check_out(out, "out")?;
+        let r = Box::new(TrocarResults {
+            magic: RESULTS_MAGIC,
+            inner: ctx.create_results(),
+            queries: Vec::new(),
+        });
+        // SAFETY: checked non-NULL.
+        unsafe { write(out, Box::into_raw(r), "out") }
+    })
+}
+
+/// Destroys a results object; NULL is a no-op. Views into it become invalid.
+///
+/// # Safety
+/// `results` must be NULL or a live results object no other thread is using.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_results_destroy(results: *mut TrocarResults) {
+    catch((), || {
+        if results.is_null() {
+            return;
+        }
+        // SAFETY: a live results object by contract; the magic check refuses most wrong pointers.
+        unsafe {
+            if (*results).magic != RESULTS_MAGIC {
+                return;
+            }
+            (*results).magic = 0;
+            drop(Box::from_raw(results));
+        }
+    })
+}
+
+/// Number of queries the last run answered.
+///
+/// # Safety
+/// `results` must be a live results object; `out_count` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_results_query_count(
+    results: *const TrocarResults,
+    out_count: *mut u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let r = unsafe { TrocarResults::get(results) }?;
+        unsafe { write(out_count, r.inner.len() as u32, "out_count") }
+    })
+}
+
+/// A view of query `query_index`'s hits, sorted by triangle; NULL with count 0 when there are none. Valid until
+/// the results object is queried again or destroyed.
+///
+/// # Safety
+/// `results` must be a live results object; out-pointers writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_results_hits(
+    results: *const TrocarResults,
+    query_index: u32,
+    out_hits: *mut *const Hit,
+    out_count: *mut u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let r = unsafe { TrocarResults::get(results) }?;
+        check_out(out_hits, "out_hits")?;
+        check_out(out_count, "out_count")?;
+        let hits = r.output(query_index)?.hits();
+        let ptr = if hits.is_empty() {
+            std::ptr::null()
+        } else {
+            hits.as_ptr()
+        };
+        // SAFETY: both checked non-NULL.
+        unsafe {
+            write(out_hits, ptr, "out_hits")?;
+            write(out_count, hits.len() as u32, "out_count")
+        }
+    })
+}
+
+/// A view of query `query_index`'s feedback polygons: `*out_vertex_count` xyz triples, back to back, each hit's
+/// polygon at `feedback_first`. NULL with count 0 when empty. Valid until the next query or destruction.
+///
+/// # Safety
+/// `results` must be a live results object; out-pointers writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_results_feedback(
+    results: *const TrocarResults,
+    query_index: u32,
+    out_xyz: *mut *const f32,
+    out_vertex_count: *mut u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let r = unsafe { TrocarResults::get(results) }?;
+        check_out(out_xyz, "out_xyz")?;
+        check_out(out_vertex_count, "out_vertex_count")?;
+        let fb = r.output(query_index)?.feedback();
+        let ptr = if fb.is_empty() {
+            std::ptr::null()
+        } else {
+            fb.as_ptr().cast::<f32>()
+        };
+        // SAFETY: both checked non-NULL.
+        unsafe {
+            write(out_xyz, ptr, "out_xyz")?;
+            write(out_vertex_count, fb.len() as u32, "out_vertex_count")
+        }
+    })
+}

@@ -1,0 +1,60 @@
+//! Status codes: explicit `u32` values that are never renumbered or reused.
+
+use crate::error::ErrorKind;
+use std::ffi::c_char;
+
+/// Result of a call: `TROCAR_OK` or one of the `TROCAR_ERROR_*` values.
+pub type TrocarStatus = u32;
+
+/// The call succeeded.
+pub const TROCAR_OK: TrocarStatus = 0;
+/// A required pointer argument was NULL.
+pub const TROCAR_ERROR_NULL_POINTER: TrocarStatus = 1;
+/// An argument is malformed (NaN/Inf, radius <= 0, entry == tip, unknown enum value, foreign handle).
+pub const TROCAR_ERROR_INVALID_ARGUMENT: TrocarStatus = 2;
+/// An index or range lies outside what it refers to.
+pub const TROCAR_ERROR_OUT_OF_RANGE: TrocarStatus = 3;
+/// The mesh id refers to a destroyed mesh.
+pub const TROCAR_ERROR_STALE_HANDLE: TrocarStatus = 4;
+/// The requested backend is not available on this machine or in this build.
+pub const TROCAR_ERROR_BACKEND_UNAVAILABLE: TrocarStatus = 5;
+/// The GPU device was lost or a submission failed.
+pub const TROCAR_ERROR_DEVICE_LOST: TrocarStatus = 6;
+/// Memory could not be allocated.
+pub const TROCAR_ERROR_OUT_OF_MEMORY: TrocarStatus = 7;
+/// An internal panic was caught at the C boundary; the message says where.
+pub const TROCAR_ERROR_PANIC: TrocarStatus = 8;
+
+/// The status value for an error kind.
+pub(crate) fn status_of(kind: ErrorKind) -> TrocarStatus {
+    match kind {
+        ErrorKind::NullPointer => TROCAR_ERROR_NULL_POINTER,
+        ErrorKind::InvalidArgument => TROCAR_ERROR_INVALID_ARGUMENT,
+        ErrorKind::OutOfRange => TROCAR_ERROR_OUT_OF_RANGE,
+        ErrorKind::StaleHandle => TROCAR_ERROR_STALE_HANDLE,
+        ErrorKind::BackendUnavailable => TROCAR_ERROR_BACKEND_UNAVAILABLE,
+        ErrorKind::DeviceLost => TROCAR_ERROR_DEVICE_LOST,
+        ErrorKind::OutOfMemory => TROCAR_ERROR_OUT_OF_MEMORY,
+        ErrorKind::Panic => TROCAR_ERROR_PANIC,
+    }
+}
+
+/// The name of a status value as a static NUL-terminated string ("TROCAR_STATUS_UNKNOWN" for other values).
+#[unsafe(no_mangle)]
+pub extern "C" fn trocar_status_name(status: TrocarStatus) -> *const c_char {
+    super::boundary::catch(c"TROCAR_ERROR_PANIC".as_ptr(), || {
+        match status {
+            TROCAR_OK => c"TROCAR_OK",
+            TROCAR_ERROR_NULL_POINTER => c"TROCAR_ERROR_NULL_POINTER",
+            TROCAR_ERROR_INVALID_ARGUMENT => c"TROCAR_ERROR_INVALID_ARGUMENT",
+            TROCAR_ERROR_OUT_OF_RANGE => c"TROCAR_ERROR_OUT_OF_RANGE",
+            TROCAR_ERROR_STALE_HANDLE => c"TROCAR_ERROR_STALE_HANDLE",
+            TROCAR_ERROR_BACKEND_UNAVAILABLE => c"TROCAR_ERROR_BACKEND_UNAVAILABLE",
+            TROCAR_ERROR_DEVICE_LOST => c"TROCAR_ERROR_DEVICE_LOST",
+            TROCAR_ERROR_OUT_OF_MEMORY => c"TROCAR_ERROR_OUT_OF_MEMORY",
+            TROCAR_ERROR_PANIC => c"TROCAR_ERROR_PANIC",
+            _ => c"TROCAR_STATUS_UNKNOWN",
+        }
+        .as_ptr()
+    })
+}
