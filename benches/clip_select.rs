@@ -1,1 +1,893 @@
-fn main() {}
+//! Clip-select query cost on a deforming liver, against the alternatives a deformable mesh leaves.
+//!
+//! `cargo bench --bench clip_select` prints one Markdown table: per mesh size (the liver and its midpoint
+//! subdivisions), median and p90 times of
+//! - trocar's static/dynamic capsule/frustum queries, alone and with the `update_positions` of the whole
+//!   deformed mesh that precedes each of them;
+//! - parry3d 0.21 doing the same capsule selection (its BVH's candidates, then parry's exact distance to the
+//!   tool's axis or swept triangle): rebuilding its `TriMesh` from the deformed mesh each step, refitting a
+//!   `Qbvh` each step, and on a prebuilt `TriMesh` (rigid organ, no update at all);
+//! - brute force: the exact distance to every triangle (no culling);
+//! - the floor: reading the mesh's coordinates and indices once, in trocar's layout, on one thread;
+//!
+//! then the ratios between them. Hit sets are checked against brute force and parry first.
+//!
+//! `-- --quick` (or `TROCAR_BENCH_QUICK=1`) runs a few iterations on the two smallest meshes: a smoke test.
+
+mod common;
+
+use common::{Pose, Wave, median_p90, subdivide, surface_poses};
+use glam::Vec3;
+use parry3d::bounding_volume::Aabb;
+use parry3d::math::{Isometry, Point, Real};
+use parry3d::partitioning::{Qbvh, QbvhUpdateWorkspace};
+use parry3d::query::distance;
+use parry3d::shape::{Segment, Shape, TriMesh, Triangle};
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use trocar::geometry::closest::{segment_triangle, triangle_triangle};
+use trocar::{BackendKind, Context, ContextDef, MeshId, Results, Tool, VolumeKind};
+
+/// Tool radius (cm): a 5 mm instrument.
+const RADIUS: f32 = 0.25;
+/// Entry point distance from the surface (cm).
+const ENTRY_DISTANCE: f32 = 8.0;
+/// Tip depth below the surface (cm).
+const DEPTH: f32 = 0.5;
+/// Tip motion over one step of a dynamic query (cm).
+const MOTION: f32 = 0.4;
+/// Amplitude of the deformation (cm).
+const AMPLITUDE: f32 = 0.05;
+/// Distinct poses cycled through.
+const POSES: usize = 32;
+
+/// How long one row runs: until `min_iters` samples and `target` wall time, or `max_iters` samples.
+#[derive(Clone, Copy)]
+struct Budget {
+    warmup: usize,
+    min_iters: usize,
+    max_iters: usize,
+    target: Duration,
+}
+
+impl Budget {
+    fn for_triangles(n: usize, quick: bool) -> Self {
+        let (min_iters, target_ms) = match n {
+            _ if quick => (3, 0),
+            0..20_000 => (200, 1000),
+            20_000..200_000 => (50, 600),
+            200_000..600_000 => (20, 500),
+            _ => (5, 500),
+        };
+        Self {
+            warmup: if quick { 1 } else { 2 },
+            min_iters,
+            max_iters: if quick { 3 } else { 1_000_000 },
+            target: Duration::from_millis(target_ms),
+        }
+    }
+}
+
+/// One timed iteration: the query alone, the update plus the query (if there is an update), the hit count.
+struct Step {
+    query: f64,
+    total: Option<f64>,
+    hits: usize,
+}
+
+/// One line of the table.
+struct Row {
+    triangles: usize,
+    method: String,
+    threads: usize,
+    query: (f64, f64),
+    total: Option<(f64, f64)>,
+    hits: f64,
+    iters: usize,
+}
+
+fn measure(budget: Budget, mut step: impl FnMut(usize) -> Step) -> (Vec<f64>, Vec<f64>, f64) {
+    for i in 0..budget.warmup {
+        black_box(step(i));
+    }
+    let (mut query, mut total, mut hits) = (Vec::new(), Vec::new(), 0usize);
+    let start = Instant::now();
+    let mut i = budget.warmup;
+    while query.len() < budget.max_iters
+        && (query.len() < budget.min_iters || start.elapsed() < budget.target)
+    {
+        let s = step(i);
+        query.push(s.query);
+        total.extend(s.total);
+        hits += s.hits;
+        i += 1;
+    }
+    let mean_hits = hits as f64 / query.len() as f64;
+    (query, total, mean_hits)
+}
+
+fn seconds(from: Instant, to: Instant) -> f64 {
+    (to - from).as_secs_f64()
+}
+
+fn point(v: Vec3) -> Point<Real> {
+    Point::new(v.x, v.y, v.z)
+}
+
+/// The tool's axis (static) or swept triangle (dynamic).
+#[derive(Clone, Copy)]
+enum Swept {
+    Segment(Vec3, Vec3),
+    Triangle(Vec3, Vec3, Vec3),
+}
+
+impl Swept {
+    fn of(pose: &Pose, dynamic: bool) -> Self {
+        if dynamic {
+            Self::Triangle(pose.entry, pose.tip, pose.new_tip)
+        } else {
+            Self::Segment(pose.entry, pose.tip)
+        }
+    }
+
+    /// The swept shape's bounding box grown by the radius: the region any hit triangle's box overlaps.
+    fn aabb(&self, radius: f32) -> Aabb {
+        let (lo, hi) = match *self {
+            Self::Segment(a, b) => (a.min(b), a.max(b)),
+            Self::Triangle(a, b, c) => (a.min(b).min(c), a.max(b).max(c)),
+        };
+        Aabb::new(point(lo - radius), point(hi + radius))
+    }
+
+    /// trocar's exact distance routine (the brute-force baseline).
+    fn distance(&self, tri: [Vec3; 3]) -> f32 {
+        match *self {
+            Self::Segment(a, b) => segment_triangle(a, b, tri).distance,
+            Self::Triangle(a, b, c) => triangle_triangle([a, b, c], tri).distance,
+        }
+    }
+}
+
+/// The mesh in trocar's layout: x, y, z arrays and index triples (for brute force and the floor).
+struct Soa {
+    xs: Vec<f32>,
+    ys: Vec<f32>,
+    zs: Vec<f32>,
+    triangles: Vec<[u32; 3]>,
+}
+
+impl Soa {
+    fn new(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> Self {
+        let mut soa = Self {
+            xs: Vec::new(),
+            ys: Vec::new(),
+            zs: Vec::new(),
+            triangles: triangles.to_vec(),
+        };
+        soa.set(positions);
+        soa
+    }
+
+    fn set(&mut self, positions: &[[f32; 3]]) {
+        self.xs.clear();
+        self.ys.clear();
+        self.zs.clear();
+        self.xs.extend(positions.iter().map(|p| p[0]));
+        self.ys.extend(positions.iter().map(|p| p[1]));
+        self.zs.extend(positions.iter().map(|p| p[2]));
+    }
+
+    fn corner(&self, i: u32) -> Vec3 {
+        let i = i as usize;
+        Vec3::new(self.xs[i], self.ys[i], self.zs[i])
+    }
+
+    /// Triangles within `radius` of `swept`, testing every triangle exactly.
+    fn brute_force(&self, swept: Swept, radius: f32, hits: &mut Vec<u32>) {
+        hits.clear();
+        for (t, tri) in self.triangles.iter().enumerate() {
+            if swept.distance(tri.map(|i| self.corner(i))) <= radius {
+                hits.push(t as u32);
+            }
+        }
+    }
+
+    /// Reads every coordinate and index once (the least any query that looks at the whole mesh must do).
+    fn stream(&self) -> (f32, u32) {
+        fn sum_f32(v: &[f32]) -> f32 {
+            let mut acc = [0.0f32; 16];
+            let chunks = v.chunks_exact(16);
+            let rest: f32 = chunks.remainder().iter().sum();
+            for c in chunks {
+                for (a, x) in acc.iter_mut().zip(c) {
+                    *a += x;
+                }
+            }
+            acc.iter().sum::<f32>() + rest
+        }
+        let indices = self.triangles.as_flattened();
+        let mut acc = [0u32; 16];
+        let chunks = indices.chunks_exact(16);
+        let rest = chunks
+            .remainder()
+            .iter()
+            .fold(0u32, |s, &x| s.wrapping_add(x));
+        for c in chunks {
+            for (a, &x) in acc.iter_mut().zip(c) {
+                *a = a.wrapping_add(x);
+            }
+        }
+        let isum = acc.iter().fold(rest, |s, &x| s.wrapping_add(x));
+        (sum_f32(&self.xs) + sum_f32(&self.ys) + sum_f32(&self.zs), isum)
+    }
+}
+
+/// parry's selection: the BVH's candidates overlapping the swept shape's box, then parry's exact distance.
+fn parry_select(
+    qbvh: &Qbvh<u32>,
+    vertices: &[Point<Real>],
+    indices: &[[u32; 3]],
+    swept: Swept,
+    radius: f32,
+    candidates: &mut Vec<u32>,
+    hits: &mut Vec<u32>,
+) {
+    candidates.clear();
+    hits.clear();
+    qbvh.intersect_aabb(&swept.aabb(radius), candidates);
+    let segment;
+    let triangle;
+    let shape: &dyn Shape = match swept {
+        Swept::Segment(a, b) => {
+            segment = Segment::new(point(a), point(b));
+            &segment
+        }
+        Swept::Triangle(a, b, c) => {
+            triangle = Triangle::new(point(a), point(b), point(c));
+            &triangle
+        }
+    };
+    let id = Isometry::identity();
+    for &t in candidates.iter() {
+        let [a, b, c] = indices[t as usize];
+        let tri = Triangle::new(
+            vertices[a as usize],
+            vertices[b as usize],
+            vertices[c as usize],
+        );
+        if distance(&id, shape, &id, &tri).is_ok_and(|d| d <= radius) {
+            hits.push(t);
+        }
+    }
+    hits.sort_unstable();
+}
+
+fn triangle_aabb(vertices: &[Point<Real>], t: [u32; 3]) -> Aabb {
+    Triangle::new(
+        vertices[t[0] as usize],
+        vertices[t[1] as usize],
+        vertices[t[2] as usize],
+    )
+    .local_aabb()
+}
+
+fn to_points(positions: &[[f32; 3]], out: &mut Vec<Point<Real>>) {
+    out.clear();
+    out.extend(positions.iter().map(|p| Point::new(p[0], p[1], p[2])));
+}
+
+fn tool_of(pose: &Pose) -> Tool {
+    Tool {
+        entry: pose.entry,
+        tip: pose.tip,
+        radius: RADIUS,
+        up: Vec3::Z,
+    }
+}
+
+fn cpu_context(threads: u32) -> Context {
+    Context::new(&ContextDef {
+        backend: BackendKind::Cpu,
+        cpu_threads: threads,
+    })
+    .expect("CPU context")
+}
+
+fn trocar_hits(
+    ctx: &Context,
+    mesh: MeshId,
+    pose: &Pose,
+    dynamic: bool,
+    volume: VolumeKind,
+    results: &mut Results,
+) -> Vec<u32> {
+    let tool = tool_of(pose);
+    if dynamic {
+        ctx.query_dynamic(mesh, &tool, pose.new_tip, volume, results)
+    } else {
+        ctx.query_static(mesh, &tool, volume, results)
+    }
+    .expect("query");
+    results.hits(0).unwrap().iter().map(|h| h.triangle).collect()
+}
+
+/// Compares trocar's capsule hits with brute force and parry on the undeformed mesh; returns a summary line
+/// and prints a warning for each disagreement.
+#[allow(clippy::too_many_arguments)]
+fn check(
+    label: &str,
+    ctx: &Context,
+    mesh: MeshId,
+    soa: &Soa,
+    prebuilt: &TriMesh,
+    poses: &[Pose],
+    results: &mut Results,
+    warnings: &mut Vec<String>,
+) -> String {
+    let (mut candidates, mut parry_hits, mut brute_hits) = (Vec::new(), Vec::new(), Vec::new());
+    let mut summary = format!("{label}, {} poses:", poses.len());
+    for dynamic in [false, true] {
+        let (mut total, mut same_brute, mut same_parry) = (0, 0, 0);
+        for (k, pose) in poses.iter().enumerate() {
+            let swept = Swept::of(pose, dynamic);
+            let ours = trocar_hits(ctx, mesh, pose, dynamic, VolumeKind::Capsule, results);
+            soa.brute_force(swept, RADIUS, &mut brute_hits);
+            parry_select(
+                prebuilt.qbvh(),
+                prebuilt.vertices(),
+                prebuilt.indices(),
+                swept,
+                RADIUS,
+                &mut candidates,
+                &mut parry_hits,
+            );
+            total += ours.len();
+            let kind = if dynamic { "dynamic" } else { "static" };
+            for (other, name, same) in [
+                (&brute_hits, "brute force", &mut same_brute),
+                (&parry_hits, "parry", &mut same_parry),
+            ] {
+                if ours == *other {
+                    *same += 1;
+                    continue;
+                }
+                let only = |a: &[u32], b: &[u32]| -> Vec<String> {
+                    a.iter()
+                        .filter(|t| b.binary_search(t).is_err())
+                        .map(|&t| {
+                            let tri = soa.triangles[t as usize].map(|i| soa.corner(i));
+                            format!("{t} (d - s = {:+.2e})", swept.distance(tri) - RADIUS)
+                        })
+                        .collect()
+                };
+                warnings.push(format!(
+                    "WARNING: {label}, {kind} capsule, pose {k}: trocar's {} hits differ from {name}'s {}; \
+                     only trocar: [{}]; only {name}: [{}]",
+                    ours.len(),
+                    other.len(),
+                    only(&ours, other).join(", "),
+                    only(other, &ours).join(", "),
+                ));
+            }
+        }
+        let kind = if dynamic { "dynamic" } else { "static" };
+        let _ = write!(
+            summary,
+            " {kind} capsule {total} hits, same set as brute force {same_brute}/{n}, as parry {same_parry}/{n};",
+            n = poses.len()
+        );
+    }
+    summary.pop();
+    summary
+}
+
+/// Everything measured on one mesh.
+#[allow(clippy::too_many_arguments)]
+fn bench_mesh(
+    positions: &[[f32; 3]],
+    triangles: &[[u32; 3]],
+    poses: &[Pose],
+    label: &str,
+    quick: bool,
+    single_thread_too: bool,
+    rows: &mut Vec<Row>,
+    checks: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) {
+    let n = triangles.len();
+    let budget = Budget::for_triangles(n, quick);
+    let wave = Wave::new(positions, AMPLITUDE);
+    let phase = |i: usize| i as f32 * 0.07;
+    let pose = |i: usize| &poses[i % poses.len()];
+    let mut deformed = Vec::with_capacity(positions.len());
+    let ctx = cpu_context(0);
+    let threads = trocar_threads(&ctx);
+    let mesh = ctx.create_mesh(positions, triangles).expect("mesh");
+    let mut results = ctx.create_results();
+    let mut soa = Soa::new(positions, triangles);
+    let prebuilt = TriMesh::new(
+        positions.iter().map(|p| Point::new(p[0], p[1], p[2])).collect(),
+        triangles.to_vec(),
+    )
+    .expect("parry TriMesh");
+
+    let check_poses = if n < 20_000 || quick {
+        poses
+    } else {
+        &poses[..8]
+    };
+    checks.push(check(
+        label,
+        &ctx,
+        mesh,
+        &soa,
+        &prebuilt,
+        check_poses,
+        &mut results,
+        warnings,
+    ));
+
+    let mut push = |method: String, threads: usize, query: Vec<f64>, total: Vec<f64>, hits| {
+        let (mut query, mut total) = (query, total);
+        rows.push(Row {
+            triangles: n,
+            method,
+            threads,
+            iters: query.len(),
+            query: median_p90(&mut query),
+            total: (!total.is_empty()).then(|| median_p90(&mut total)),
+            hits,
+        });
+    };
+
+    // trocar, every query kind, deforming every step.
+    let mut contexts = vec![(ctx, mesh, threads)];
+    if single_thread_too {
+        let one = cpu_context(1);
+        let mesh = one.create_mesh(positions, triangles).expect("mesh");
+        contexts.push((one, mesh, 1));
+    }
+    for (ctx, mesh, threads) in &contexts {
+        let mut results = ctx.create_results();
+        for (dynamic, volume) in [
+            (false, VolumeKind::Capsule),
+            (false, VolumeKind::Frustum),
+            (true, VolumeKind::Capsule),
+            (true, VolumeKind::Frustum),
+        ] {
+            let (q, t, h) = measure(budget, |i| {
+                wave.positions(phase(i), &mut deformed);
+                let p = pose(i);
+                let tool = tool_of(p);
+                let t0 = Instant::now();
+                ctx.update_positions(*mesh, 0, &deformed).expect("update");
+                let t1 = Instant::now();
+                if dynamic {
+                    ctx.query_dynamic(*mesh, &tool, p.new_tip, volume, &mut results)
+                } else {
+                    ctx.query_static(*mesh, &tool, volume, &mut results)
+                }
+                .expect("query");
+                let t2 = Instant::now();
+                Step {
+                    query: seconds(t1, t2),
+                    total: Some(seconds(t0, t2)),
+                    hits: results.hits(0).map_or(0, <[_]>::len),
+                }
+            });
+            let name = format!(
+                "trocar {} {}",
+                if dynamic { "dynamic" } else { "static" },
+                match volume {
+                    VolumeKind::Capsule => "capsule",
+                    VolumeKind::Frustum => "frustum",
+                }
+            );
+            push(name, *threads, q, t, h);
+        }
+    }
+    drop(contexts);
+
+    // parry: a new TriMesh (and BVH) from the deformed mesh every step.
+    let (mut candidates, mut hits) = (Vec::new(), Vec::new());
+    for dynamic in [false, true] {
+        let (q, t, h) = measure(budget, |i| {
+            wave.positions(phase(i), &mut deformed);
+            let swept = Swept::of(pose(i), dynamic);
+            let t0 = Instant::now();
+            let vertices = deformed.iter().map(|p| Point::new(p[0], p[1], p[2])).collect();
+            let mesh = TriMesh::new(vertices, triangles.to_vec()).expect("parry TriMesh");
+            let t1 = Instant::now();
+            parry_select(
+                mesh.qbvh(),
+                mesh.vertices(),
+                mesh.indices(),
+                swept,
+                RADIUS,
+                &mut candidates,
+                &mut hits,
+            );
+            let t2 = Instant::now();
+            drop(mesh);
+            Step {
+                query: seconds(t1, t2),
+                total: Some(seconds(t0, t2)),
+                hits: hits.len(),
+            }
+        });
+        let kind = if dynamic { "dynamic" } else { "static" };
+        push(
+            format!("parry TriMesh rebuild + {kind} capsule"),
+            1,
+            q,
+            t,
+            h,
+        );
+    }
+
+    // parry: one Qbvh, refitted to the deformed triangles every step (topology kept).
+    let mut qbvh = Qbvh::new();
+    let mut vertices = Vec::with_capacity(positions.len());
+    to_points(positions, &mut vertices);
+    qbvh.clear_and_rebuild(
+        triangles
+            .iter()
+            .enumerate()
+            .map(|(t, &tri)| (t as u32, triangle_aabb(&vertices, tri))),
+        0.0,
+    );
+    let mut workspace = QbvhUpdateWorkspace::default();
+    let (q, t, h) = measure(budget, |i| {
+        wave.positions(phase(i), &mut deformed);
+        let swept = Swept::of(pose(i), false);
+        let t0 = Instant::now();
+        to_points(&deformed, &mut vertices);
+        for t in 0..n as u32 {
+            qbvh.pre_update_or_insert(t);
+        }
+        qbvh.refit(0.0, &mut workspace, |&t| {
+            triangle_aabb(&vertices, triangles[t as usize])
+        });
+        let t1 = Instant::now();
+        parry_select(
+            &qbvh,
+            &vertices,
+            triangles,
+            swept,
+            RADIUS,
+            &mut candidates,
+            &mut hits,
+        );
+        let t2 = Instant::now();
+        Step {
+            query: seconds(t1, t2),
+            total: Some(seconds(t0, t2)),
+            hits: hits.len(),
+        }
+    });
+    push("parry Qbvh refit + static capsule".into(), 1, q, t, h);
+    drop(qbvh);
+
+    // parry, rigid organ: the TriMesh built once, queries only.
+    for dynamic in [false, true] {
+        let (q, t, h) = measure(budget, |i| {
+            let swept = Swept::of(pose(i), dynamic);
+            let t1 = Instant::now();
+            parry_select(
+                prebuilt.qbvh(),
+                prebuilt.vertices(),
+                prebuilt.indices(),
+                swept,
+                RADIUS,
+                &mut candidates,
+                &mut hits,
+            );
+            let t2 = Instant::now();
+            Step {
+                query: seconds(t1, t2),
+                total: None,
+                hits: hits.len(),
+            }
+        });
+        let kind = if dynamic { "dynamic" } else { "static" };
+        push(
+            format!("parry prebuilt (rigid) {kind} capsule"),
+            1,
+            q,
+            t,
+            h,
+        );
+    }
+    drop(prebuilt);
+
+    // Brute force: every triangle's exact distance, no culling.
+    for dynamic in [false, true] {
+        let (q, t, h) = measure(budget, |i| {
+            wave.positions(phase(i), &mut deformed);
+            soa.set(&deformed);
+            let swept = Swept::of(pose(i), dynamic);
+            let t1 = Instant::now();
+            soa.brute_force(swept, RADIUS, &mut hits);
+            let t2 = Instant::now();
+            Step {
+                query: seconds(t1, t2),
+                total: None,
+                hits: hits.len(),
+            }
+        });
+        let kind = if dynamic { "dynamic" } else { "static" };
+        push(format!("brute force {kind} capsule"), 1, q, t, h);
+    }
+
+    // The floor: stream the mesh once.
+    let (q, t, _) = measure(budget, |_| {
+        let t1 = Instant::now();
+        black_box(black_box(&soa).stream());
+        let t2 = Instant::now();
+        Step {
+            query: seconds(t1, t2),
+            total: None,
+            hits: 0,
+        }
+    });
+    push("floor: read x,y,z + indices once".into(), 1, q, t, f64::NAN);
+}
+
+fn trocar_threads(ctx: &Context) -> usize {
+    // "CPU (N threads)"
+    ctx.device_name()
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|s| !s.is_empty())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
+}
+
+fn format_time(s: f64) -> String {
+    if s.is_nan() {
+        "–".into()
+    } else if s < 1e-3 {
+        format!("{:.1} µs", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{s:.2} s")
+    }
+}
+
+fn format_count(n: usize) -> String {
+    match n {
+        0..10_000 => format!("{:.1}k", n as f64 / 1e3),
+        10_000..1_000_000 => format!("{}k", (n as f64 / 1e3).round()),
+        _ => format!("{:.2}M", n as f64 / 1e6),
+    }
+}
+
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map_or("unknown CPU", |(_, m)| m.trim())
+        .to_string();
+    let logical = cpuinfo
+        .lines()
+        .filter(|l| l.starts_with("processor"))
+        .count();
+    let available = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("{model}, {logical} logical cores in /proc/cpuinfo, {available} available to this process")
+}
+
+fn main() {
+    let started = Instant::now();
+    let quick = std::env::args().any(|a| a == "--quick")
+        || std::env::var("TROCAR_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+    let path = common::liver_path();
+    let (positions, triangles) = match trocar::obj::load_obj(&path) {
+        Ok(mesh) => mesh,
+        Err(e) => {
+            eprintln!("clip_select: cannot load the liver mesh: {e}");
+            std::process::exit(1);
+        }
+    };
+    let poses = surface_poses(&positions, &triangles, POSES, ENTRY_DISTANCE, DEPTH, MOTION);
+    assert!(!poses.is_empty(), "no usable tool pose on the liver");
+
+    // Subdivision levels benchmarked: 4.4k, 70k, 280k, 1.1M triangles (quick: the first two).
+    let levels: &[u32] = if quick { &[0, 2] } else { &[0, 2, 3, 4] };
+    let mut meshes = vec![(positions, triangles)];
+    let mut rows = Vec::new();
+    let (mut checks, mut warnings) = (Vec::new(), Vec::new());
+    let last = *levels.last().unwrap();
+    for level in 0..=last {
+        if level > 0 {
+            let (p, t) = meshes.last().unwrap();
+            let next = subdivide(p, t);
+            if level > 1 {
+                meshes.remove(0); // keep only what the next level needs
+            }
+            meshes.push(next);
+        }
+        if !levels.contains(&level) {
+            continue;
+        }
+        let (p, t) = meshes.last().unwrap();
+        let label = if level == 0 {
+            format!("liver {} tris", format_count(t.len()))
+        } else {
+            format!("liver /{} {} tris", 4u32.pow(level), format_count(t.len()))
+        };
+        eprintln!(
+            "[{:5.1} s] {label} ({} vertices)...",
+            started.elapsed().as_secs_f64(),
+            p.len()
+        );
+        bench_mesh(
+            p,
+            t,
+            &poses,
+            &label,
+            quick,
+            level == last,
+            &mut rows,
+            &mut checks,
+            &mut warnings,
+        );
+    }
+
+    // The report.
+    let probe = cpu_context(0);
+    println!();
+    println!("machine: {}", machine());
+    println!(
+        "trocar CPU contexts: cpu_threads = 0 ({}); also cpu_threads = 1 on the largest mesh. parry, brute force \
+         and the floor run on 1 thread.",
+        probe.device_name()
+    );
+    println!(
+        "tool radius {RADIUS} cm, entry {ENTRY_DISTANCE} cm outside the surface, tip {DEPTH} cm inside, dynamic \
+         motion {MOTION} cm; {} poses cycled; every step deforms all vertices (wave, amplitude {AMPLITUDE} cm).",
+        poses.len()
+    );
+    println!(
+        "\"update + query\": trocar update_positions of all vertices + query; parry: build the Vec<Point3> + \
+         TriMesh::new (rebuild) or + Qbvh refit. \"hits\": mean per query.{}",
+        if quick {
+            " QUICK RUN: few iterations, timings meaningless."
+        } else {
+            ""
+        }
+    );
+    println!();
+    println!("hit-set checks (undeformed mesh, capsule):");
+    for c in &checks {
+        println!("  {c}");
+    }
+    for w in &warnings {
+        println!("{w}");
+    }
+    println!();
+    println!(
+        "| mesh | method | threads | query median | query p90 | update + query median | update + query p90 | hits | iters |"
+    );
+    println!("|---|---|--:|--:|--:|--:|--:|--:|--:|");
+    for r in &rows {
+        let (tm, tp) = r.total.unwrap_or((f64::NAN, f64::NAN));
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            format_count(r.triangles),
+            r.method,
+            r.threads,
+            format_time(r.query.0),
+            format_time(r.query.1),
+            format_time(tm),
+            format_time(tp),
+            if r.hits.is_nan() {
+                "–".into()
+            } else {
+                format!("{:.1}", r.hits)
+            },
+            r.iters
+        );
+    }
+
+    // Ratios (medians), per mesh size.
+    println!();
+    println!("ratios (medians; > 1 means trocar is faster):");
+    let find = |n: usize, method: &str, threads: Option<usize>| {
+        rows.iter().find(|r| {
+            r.triangles == n && r.method == method && threads.is_none_or(|t| t == r.threads)
+        })
+    };
+    let mut sizes: Vec<usize> = rows.iter().map(|r| r.triangles).collect();
+    sizes.dedup();
+    let threads = trocar_threads(&probe);
+    for &n in &sizes {
+        let ours = |m: &str| find(n, m, Some(threads));
+        let (Some(sc), Some(dc)) = (
+            ours("trocar static capsule"),
+            ours("trocar dynamic capsule"),
+        ) else {
+            continue;
+        };
+        let mut line = format!("  {} tris:", format_count(n));
+        let mut ratio = |what: &str, other: Option<&Row>, other_total: bool, ours: &Row, total: bool| {
+            let Some(o) = other else { return };
+            let pick = |r: &Row, t: bool| if t { r.total.map_or(f64::NAN, |x| x.0) } else { r.query.0 };
+            let _ = write!(line, " {what} {:.1}x;", pick(o, other_total) / pick(ours, total));
+        };
+        ratio(
+            "parry rebuild+query / trocar update+query (static)",
+            find(n, "parry TriMesh rebuild + static capsule", None),
+            true,
+            sc,
+            true,
+        );
+        ratio(
+            "(dynamic)",
+            find(n, "parry TriMesh rebuild + dynamic capsule", None),
+            true,
+            dc,
+            true,
+        );
+        ratio(
+            "parry refit+query / trocar update+query",
+            find(n, "parry Qbvh refit + static capsule", None),
+            true,
+            sc,
+            true,
+        );
+        ratio(
+            "parry prebuilt / trocar query (static)",
+            find(n, "parry prebuilt (rigid) static capsule", None),
+            false,
+            sc,
+            false,
+        );
+        ratio(
+            "(dynamic)",
+            find(n, "parry prebuilt (rigid) dynamic capsule", None),
+            false,
+            dc,
+            false,
+        );
+        ratio(
+            "brute force / trocar query (static)",
+            find(n, "brute force static capsule", None),
+            false,
+            sc,
+            false,
+        );
+        ratio(
+            "(dynamic)",
+            find(n, "brute force dynamic capsule", None),
+            false,
+            dc,
+            false,
+        );
+        line.pop();
+        println!("{line}");
+    }
+    if let Some(&n) = sizes.last() {
+        let floor = find(n, "floor: read x,y,z + indices once", None).map(|r| r.query.0);
+        for t in [threads, 1] {
+            if let (Some(floor), Some(r)) = (floor, find(n, "trocar static capsule", Some(t))) {
+                println!(
+                    "  {} tris: trocar static capsule query ({t} thread{}) / floor (1 thread) = {:.2}",
+                    format_count(n),
+                    if t == 1 { "" } else { "s" },
+                    r.query.0 / floor
+                );
+            }
+            if threads == 1 {
+                break;
+            }
+        }
+    }
+    println!();
+    println!(
+        "total bench time: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}

@@ -1,0 +1,234 @@
+//! Scene helpers shared by the `clip_select` benchmark and the `laparoscopy` example (which includes this file
+//! with `#[path]`): loading the liver, midpoint subdivision, a cheap smooth deformation, vertex normals, ray
+//! casting, and tool poses that really touch the surface.
+
+// Each user needs only part of this module.
+#![allow(dead_code)]
+
+use glam::Vec3;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::path::PathBuf;
+
+/// The liver mesh shipped with the project data (2,194 vertices, 4,384 triangles, centimetres).
+pub fn liver_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/meshes/liver-smooth.obj")
+}
+
+/// A multiply-shift hasher for the `u64` edge keys of [`subdivide`] (SipHash would dominate the split).
+#[derive(Default)]
+struct EdgeHasher(u64);
+
+impl Hasher for EdgeHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = (k ^ (k >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9).rotate_left(31);
+    }
+}
+
+/// Splits every triangle into four at its edge midpoints; midpoints shared by two triangles are created once.
+///
+/// The surface is unchanged (no smoothing), children keep their parent's orientation and are stored together,
+/// so the memory order keeps the parent mesh's locality.
+pub fn subdivide(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let mut out_positions = Vec::with_capacity(positions.len() + triangles.len() * 3 / 2 + 16);
+    out_positions.extend_from_slice(positions);
+    let mut out_triangles = Vec::with_capacity(triangles.len() * 4);
+    let mut midpoints: HashMap<u64, u32, BuildHasherDefault<EdgeHasher>> =
+        HashMap::with_capacity_and_hasher(triangles.len() * 3 / 2 + 16, Default::default());
+    let mut midpoint = |a: u32, b: u32, out: &mut Vec<[f32; 3]>| -> u32 {
+        let key = (u64::from(a.min(b)) << 32) | u64::from(a.max(b));
+        *midpoints.entry(key).or_insert_with(|| {
+            let (p, q) = (out[a as usize], out[b as usize]);
+            out.push([
+                0.5 * (p[0] + q[0]),
+                0.5 * (p[1] + q[1]),
+                0.5 * (p[2] + q[2]),
+            ]);
+            (out.len() - 1) as u32
+        })
+    };
+    for &[a, b, c] in triangles {
+        let ab = midpoint(a, b, &mut out_positions);
+        let bc = midpoint(b, c, &mut out_positions);
+        let ca = midpoint(c, a, &mut out_positions);
+        out_triangles.extend_from_slice(&[[a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]]);
+    }
+    (out_positions, out_triangles)
+}
+
+/// Area-weighted vertex normals (outward for a counter-clockwise mesh).
+pub fn vertex_normals(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> Vec<Vec3> {
+    let mut normals = vec![Vec3::ZERO; positions.len()];
+    for t in triangles {
+        let [a, b, c] = t.map(|i| Vec3::from(positions[i as usize]));
+        let n = (b - a).cross(c - a);
+        for &i in t {
+            normals[i as usize] += n;
+        }
+    }
+    normals.iter().map(|n| n.normalize_or_zero()).collect()
+}
+
+/// Axis-aligned bounds `(min, max)` of the positions.
+pub fn bounds(positions: &[[f32; 3]]) -> (Vec3, Vec3) {
+    positions.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), &p| (lo.min(Vec3::from(p)), hi.max(Vec3::from(p))),
+    )
+}
+
+/// Parameters `t > 0` at which the ray `origin + t * dir` crosses the mesh, sorted (Möller–Trumbore, brute force).
+pub fn ray_hits(positions: &[[f32; 3]], triangles: &[[u32; 3]], origin: Vec3, dir: Vec3) -> Vec<f32> {
+    let mut hits = Vec::new();
+    for t in triangles {
+        let [a, b, c] = t.map(|i| Vec3::from(positions[i as usize]));
+        let (e1, e2) = (b - a, c - a);
+        let p = dir.cross(e2);
+        let det = e1.dot(p);
+        if det.abs() < 1e-12 {
+            continue;
+        }
+        let inv = 1.0 / det;
+        let s = origin - a;
+        let u = s.dot(p) * inv;
+        if !(0.0..=1.0).contains(&u) {
+            continue;
+        }
+        let q = s.cross(e1);
+        let v = dir.dot(q) * inv;
+        if v < 0.0 || u + v > 1.0 {
+            continue;
+        }
+        let t = e2.dot(q) * inv;
+        if t > 1e-6 {
+            hits.push(t);
+        }
+    }
+    hits.sort_by(f32::total_cmp);
+    hits
+}
+
+/// A smooth, deterministic deformation that costs a few multiply-adds per vertex and step.
+///
+/// Vertex `i` moves along a fixed unit direction by `amplitude * sin(phase + k·p_i)`, a travelling wave
+/// over the organ; `sin(phase + x) = cos(phase) sin(x) + sin(phase) cos(x)`, so both terms are precomputed.
+pub struct Wave {
+    base: Vec<[f32; 3]>,
+    sin_part: Vec<[f32; 3]>,
+    cos_part: Vec<[f32; 3]>,
+}
+
+impl Wave {
+    /// A wave of `amplitude` (cm) over `positions`.
+    pub fn new(positions: &[[f32; 3]], amplitude: f32) -> Self {
+        let k = Vec3::new(0.9, 0.4, 0.7);
+        let dir = Vec3::new(0.3, 1.0, 0.2).normalize() * amplitude;
+        let (sin_part, cos_part) = positions
+            .iter()
+            .map(|&p| {
+                let x = k.dot(Vec3::from(p));
+                ((dir * x.sin()).to_array(), (dir * x.cos()).to_array())
+            })
+            .unzip();
+        Self {
+            base: positions.to_vec(),
+            sin_part,
+            cos_part,
+        }
+    }
+
+    /// The undeformed positions.
+    pub fn base(&self) -> &[[f32; 3]] {
+        &self.base
+    }
+
+    /// Writes the positions at `phase` (radians) into `out`.
+    pub fn positions(&self, phase: f32, out: &mut Vec<[f32; 3]>) {
+        let (c, s) = (phase.cos(), phase.sin());
+        out.clear();
+        out.extend(
+            self.base
+                .iter()
+                .zip(&self.sin_part)
+                .zip(&self.cos_part)
+                .map(|((b, sp), cp)| {
+                    [
+                        b[0] + c * sp[0] + s * cp[0],
+                        b[1] + c * sp[1] + s * cp[1],
+                        b[2] + c * sp[2] + s * cp[2],
+                    ]
+                }),
+        );
+    }
+}
+
+/// A tool pose for one query: entry point, tip, and where the tip moves to over the step.
+#[derive(Clone, Copy, Debug)]
+pub struct Pose {
+    pub entry: Vec3,
+    pub tip: Vec3,
+    pub new_tip: Vec3,
+}
+
+/// `count` poses on the upper surface of the mesh: the entry point `entry_distance` outside the surface along a
+/// slightly tilted normal, the tip `depth` inside it, and a tangential motion of `motion` for dynamic queries.
+///
+/// Only surface points where the tool stays clear of the rest of the organ on the way in, and where the organ
+/// is thicker than twice `depth`, are used; they are spread evenly over the candidates.
+pub fn surface_poses(
+    positions: &[[f32; 3]],
+    triangles: &[[u32; 3]],
+    count: usize,
+    entry_distance: f32,
+    depth: f32,
+    motion: f32,
+) -> Vec<Pose> {
+    let normals = vertex_normals(positions, triangles);
+    let candidates: Vec<usize> = (0..positions.len())
+        .filter(|&i| normals[i].y > 0.8)
+        .collect();
+    let mut poses = Vec::with_capacity(count);
+    let stride = (candidates.len() / (count * 2)).max(1);
+    let mut k = 0;
+    while poses.len() < count && k < candidates.len() * 4 {
+        let i = candidates[(k * stride + k / candidates.len()) % candidates.len()];
+        k += 1;
+        let (p, n) = (Vec3::from(positions[i]), normals[i]);
+        let tangent = n.any_orthonormal_vector();
+        let angle = poses.len() as f32 * 2.399_963; // golden angle: directions spread around the normal
+        let side = tangent * angle.cos() + n.cross(tangent) * angle.sin();
+        let axis = (n + 0.25 * side).normalize();
+        let outside = ray_hits(positions, triangles, p + axis * 1e-3, axis);
+        let thickness = ray_hits(positions, triangles, p - n * 1e-3, -n);
+        if outside.first().is_some_and(|&t| t < entry_distance)
+            || thickness.first().is_none_or(|&t| t < 2.0 * depth)
+        {
+            continue;
+        }
+        let tip = p - n * depth;
+        poses.push(Pose {
+            entry: p + axis * entry_distance,
+            tip,
+            new_tip: tip + side.cross(n).normalize() * motion,
+        });
+    }
+    poses
+}
+
+/// Median and 90th percentile of `samples` (sorted in place).
+pub fn median_p90(samples: &mut [f64]) -> (f64, f64) {
+    if samples.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    samples.sort_by(f64::total_cmp);
+    let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.9))
+}
