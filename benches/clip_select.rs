@@ -39,16 +39,18 @@ const DEPTH: f32 = 0.5;
 const MOTION: f32 = 0.4;
 /// Amplitude of the deformation (cm).
 const AMPLITUDE: f32 = 0.05;
-/// Distinct poses cycled through.
-const POSES: usize = 32;
+/// Distinct poses cycled through; every row runs whole cycles, so all rows see the same poses.
+const POSES: usize = 16;
 
-/// How long one row runs: until `min_iters` samples and `target` wall time, or `max_iters` samples.
+/// How long one row runs: whole cycles of `cycle` iterations until `min_iters` samples and `target` wall time,
+/// or `max_iters` samples.
 #[derive(Clone, Copy)]
 struct Budget {
     warmup: usize,
     min_iters: usize,
     max_iters: usize,
     target: Duration,
+    cycle: usize,
 }
 
 impl Budget {
@@ -56,15 +58,16 @@ impl Budget {
         let (min_iters, target_ms) = match n {
             _ if quick => (3, 0),
             0..20_000 => (200, 1000),
-            20_000..200_000 => (50, 600),
-            200_000..600_000 => (20, 500),
-            _ => (5, 500),
+            20_000..200_000 => (48, 600),
+            200_000..600_000 => (16, 500),
+            _ => (1, 500),
         };
         Self {
             warmup: if quick { 1 } else { 2 },
             min_iters,
             max_iters: if quick { 3 } else { 1_000_000 },
             target: Duration::from_millis(target_ms),
+            cycle: POSES,
         }
     }
 }
@@ -95,7 +98,9 @@ fn measure(budget: Budget, mut step: impl FnMut(usize) -> Step) -> (Vec<f64>, Ve
     let start = Instant::now();
     let mut i = budget.warmup;
     while query.len() < budget.max_iters
-        && (query.len() < budget.min_iters || start.elapsed() < budget.target)
+        && (query.len() < budget.min_iters
+            || start.elapsed() < budget.target
+            || query.len() % budget.cycle != 0)
     {
         let s = step(i);
         query.push(s.query);

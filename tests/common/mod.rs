@@ -1,6 +1,7 @@
 //! Shared by the integration tests: meshes, the independent f64 reference, the OpenGL (Mesa) reference.
 #![allow(dead_code)]
 
+pub mod agreement;
 pub mod gl_select;
 pub mod reference;
 

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs every test of trocar from a fresh Debian machine with only the Rust toolchain:
+# installs what is missing (cmake, pkg-config, Mesa's OSMesa + GLU for the OpenGL reference test),
+# then cargo fmt/clippy, the Rust tests (header check included), the C/C++ examples under ctest,
+# and a smoke run of the benchmark. Needs ../shared beside the checkout (the liver mesh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# Debian packages the tests need, by the command or pkg-config module that proves they are there.
+missing=()
+command -v cmake >/dev/null || missing+=(cmake)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+command -v cc >/dev/null || missing+=(gcc)
+command -v c++ >/dev/null || missing+=(g++)
+pkg-config --exists osmesa 2>/dev/null || missing+=(libosmesa6-dev)
+pkg-config --exists glu 2>/dev/null || missing+=(libglu1-mesa-dev)
+if ((${#missing[@]})); then
+    step "installing ${missing[*]}"
+    if [ "$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else
+        echo "error: missing ${missing[*]} and cannot install them (not root, no sudo)" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq || { echo "error: apt-get update failed" >&2; exit 1; }
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+        { echo "error: apt-get install ${missing[*]} failed" >&2; exit 1; }
+fi
+
+if [ ! -f ../shared/data/meshes/liver-smooth.obj ]; then
+    echo "error: ../shared/data/meshes/liver-smooth.obj not found (../shared must sit beside the checkout)" >&2
+    exit 1
+fi
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy -D warnings"
+cargo clippy --all-targets -- -D warnings
+
+step "cargo test (release: the reference comparisons are heavy in debug)"
+cargo test --release
+
+step "C/C++ examples under ctest"
+cargo build --release --lib
+cmake -S examples_c -B target/examples_c -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build target/examples_c -j 2
+ctest --test-dir target/examples_c --output-on-failure
+
+step "benchmark smoke run"
+cargo bench --bench clip_select -- --quick
+
+step "all tests passed"
