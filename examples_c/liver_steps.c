@@ -17,7 +17,7 @@
 #define STEPS 60
 #define RADIUS 0.25         /* cm: a 5 mm instrument */
 #define TOL 1e-3            /* cm: float library against double reference */
-#define FRUSTUM_STEP_A 17   /* deep in the poke: degenerate motion, frustum falls back to a box */
+#define POKE_STEP 17   /* deep in the poke: degenerate motion, frustum falls back to a box */
 #define SWING_STEP 38       /* the fast sweep across the liver, also run with frustums */
 #define EXIT_SKIP 77
 
@@ -218,22 +218,19 @@ typedef struct {
 static V3 vertex(const Mesh *m, uint32_t i) { return v3f(m->pos + 3 * (size_t)i); }
 
 static void corners(const Mesh *m, uint32_t t, V3 c[3]) {
-    int k;
+    size_t k;
     for (k = 0; k < 3; k++) c[k] = vertex(m, m->tri[3 * (size_t)t + k]);
 }
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
-    if (need <= *cap) return 1;
-    {
-        uint32_t n = *cap ? *cap * 2 : 1024;
-        void *q;
-        while (n < need) n *= 2;
-        q = realloc(*p, (size_t)n * elem);
-        if (!q) return 0;
-        *p = q;
-        *cap = n;
-    }
-    return 1;
+/* p with room for `need` elements (reallocated by doubling), or NULL when out of memory. */
+static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem) {
+    uint32_t n = *cap ? *cap : 1024;
+    void *q;
+    if (need <= *cap) return p;
+    while (n < need) n *= 2;
+    q = realloc(p, (size_t)n * elem);
+    if (q) *cap = n;
+    return q;
 }
 
 /* One index of an "f" token ("7", "7/1", "7//3", "7/1/3"; negative = relative), as a 0-based vertex index. */
@@ -261,8 +258,14 @@ static int load_obj(const char *path, Mesh *m) {
         }
         if (line[0] == 'v' && (line[1] == ' ' || line[1] == '\t')) {
             char *p = line + 2, *end;
-            int k;
-            if (!grow((void **)&m->pos, &m->cap_v, 3 * (m->nv + 1), sizeof(float))) break;
+            size_t k;
+            float *grown = grow(m->pos, &m->cap_v, 3 * (m->nv + 1), sizeof(float));
+            if (!grown) {
+                printf("%s: out of memory\n", path);
+                fclose(f);
+                return 1;
+            }
+            m->pos = grown;
             for (k = 0; k < 3; k++) {
                 double x = strtod(p, &end);
                 if (end == p) {
@@ -287,7 +290,13 @@ static int load_obj(const char *path, Mesh *m) {
                 }
                 if (n == 0) first = v;
                 if (n >= 2) {
-                    if (!grow((void **)&m->tri, &m->cap_t, 3 * (m->nt + 1), sizeof(uint32_t))) break;
+                    uint32_t *grown = grow(m->tri, &m->cap_t, 3 * (m->nt + 1), sizeof(uint32_t));
+                    if (!grown) {
+                        printf("%s: out of memory\n", path);
+                        fclose(f);
+                        return 1;
+                    }
+                    m->tri = grown;
                     m->tri[3 * (size_t)m->nt + 0] = (uint32_t)first;
                     m->tri[3 * (size_t)m->nt + 1] = (uint32_t)prev;
                     m->tri[3 * (size_t)m->nt + 2] = (uint32_t)v;
@@ -636,9 +645,9 @@ static V3 path_tip(const Scene *sc, int step, double surf, double *h_out) {
     V3 right = v3(cx + 6.0, mid, cz), right_hi = v3(cx + 6.0, top, cz), back = v3(cx, surf + 2.0, cz);
     double h = NAN;
     V3 p;
-    if (step < 10) h = 3.0 - 2.4 * step / 9.0;
+    if (step < 10) h = 3.0 - 2.4 * step / 10.0;
     else if (step < 20) h = 0.6 - 1.6 * (step - 10) / 9.0;
-    else if (step < 30) h = -1.0 + 2.0 * (step - 20) / 9.0;
+    else if (step < 30) h = -1.0 + 2.0 * (step - 19) / 10.0;
     else if (step < 35) p = lerp(above, left_hi, (step - 29) / 5.0);
     else if (step < SWING_STEP) p = lerp(left_hi, left, (step - 34) / 3.0);
     else if (step == SWING_STEP) p = right;
@@ -704,7 +713,8 @@ int main(int argc, char **argv) {
     printf("liver_steps: %s: %u vertices, %u triangles\n", path, sc.m.nv, sc.m.nt);
     check(sc.m.nv == 2194 && sc.m.nt == 4384, "liver mesh has %u vertices and %u triangles, expected 2194 and 4384",
           sc.m.nv, sc.m.nt);
-    check(trocar_version() == TROCAR_VERSION, "library version %#x, header %#x", trocar_version(), TROCAR_VERSION);
+    check(trocar_version() == TROCAR_VERSION, "library version %#x, header %#x", (unsigned)trocar_version(),
+          (unsigned)TROCAR_VERSION);
     if (sc.m.nt == 0) return 1;
 
     /* Rest shape, bounding box, centroid; the trocar 8 cm above the liver's top, over its centroid. */
@@ -728,7 +738,7 @@ int main(int argc, char **argv) {
     check(trocar_context_backend(sc.ctx) == TROCAR_BACKEND_CPU, "context backend is %u, asked for CPU",
           trocar_context_backend(sc.ctx));
     trocar_context_device_name(sc.ctx, name, sizeof name);
-    printf("liver_steps: library %#x, device \"%s\"\n", trocar_version(), name);
+    printf("liver_steps: library %#x, device \"%s\"\n", (unsigned)trocar_version(), name);
     if (!ok(trocar_mesh_create(sc.ctx, sc.m.pos, sc.m.nv, sc.m.tri, sc.m.nt, &sc.mesh), "trocar_mesh_create"))
         return 1;
     if (ok(trocar_mesh_counts(sc.ctx, sc.mesh, &nv, &nt), "trocar_mesh_counts"))
@@ -756,8 +766,11 @@ int main(int argc, char **argv) {
         d0 = make_desc("static capsule (start)", step, 0, TROCAR_VOLUME_CAPSULE, sc.entry, prev_tip, prev_tip);
         d1 = make_desc("static capsule", step, 0, TROCAR_VOLUME_CAPSULE, sc.entry, tip, tip);
         dd = make_desc("dynamic capsule", step, 1, TROCAR_VOLUME_CAPSULE, sc.entry, prev_tip, tip);
-        if (run_single(sc.ctx, sc.mesh, &d0, res) && check_hits(&d0, res, 0, &sc.m, &s0)) check_complete(&d0, &sc.m, &s0);
-        if (run_single(sc.ctx, sc.mesh, &d1, res) && check_hits(&d1, res, 0, &sc.m, &s1)) check_complete(&d1, &sc.m, &s1);
+        s0.n = s1.n = dyn.n = 0;
+        if (run_single(sc.ctx, sc.mesh, &d0, res) && check_hits(&d0, res, 0, &sc.m, &s0))
+            check_complete(&d0, &sc.m, &s0);
+        if (run_single(sc.ctx, sc.mesh, &d1, res) && check_hits(&d1, res, 0, &sc.m, &s1))
+            check_complete(&d1, &sc.m, &s1);
         if (run_single(sc.ctx, sc.mesh, &dd, res) && check_hits(&dd, res, 0, &sc.m, &dyn))
             check_complete(&dd, &sc.m, &dyn);
         only = check_dynamic(&dd, &sc.m, &s0, &s1, &dyn);
@@ -767,10 +780,11 @@ int main(int argc, char **argv) {
             printf("step %2d  tip %+.2f cm from the surface  hits: static %3u -> %3u, dynamic %3u (%u only dynamic)\n",
                    step, h, s0.n, s1.n, dyn.n, only);
         else
-            printf("step %2d  tip (%+.2f, %+.2f, %+.2f)         hits: static %3u -> %3u, dynamic %3u (%u only dynamic)\n",
+            printf("step %2d  tip (%+.2f, %+.2f, %+.2f)         hits: static %3u -> %3u, dynamic %3u (%u only "
+                   "dynamic)\n",
                    step, tip.x, tip.y, tip.z, s0.n, s1.n, dyn.n, only);
 
-        if (step == FRUSTUM_STEP_A || step == SWING_STEP) {
+        if (step == POKE_STEP || step == SWING_STEP) {
             Desc fs = make_desc("static frustum", step, 0, TROCAR_VOLUME_FRUSTUM, sc.entry, tip, tip);
             Desc fd = make_desc("dynamic frustum", step, 1, TROCAR_VOLUME_FRUSTUM, sc.entry, prev_tip, tip);
             if (run_single(sc.ctx, sc.mesh, &fs, res) && check_hits(&fs, res, 0, &sc.m, &fsh))
@@ -781,7 +795,7 @@ int main(int argc, char **argv) {
             if (step == SWING_STEP)
                 check(tmp.n > 0, "dynamic frustum step %d: the swing across the liver hits nothing", step);
 
-            if (step == FRUSTUM_STEP_A) {
+            if (step == POKE_STEP) {
                 /* One batch of the three queries above: same answers as one at a time. */
                 TrocarQuery q[3];
                 Desc bd[3];

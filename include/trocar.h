@@ -42,6 +42,11 @@
 #include <stdint.h>
 
 /**
+ * Largest coordinate magnitude (and radius) accepted: positions and tools beyond it are refused.
+ */
+#define TROCAR_MAX_COORDINATE 1.0e6
+
+/**
  * Major version: changes when the ABI breaks.
  */
 #define TROCAR_VERSION_MAJOR 0

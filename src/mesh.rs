@@ -5,6 +5,7 @@
 //! call leaves the mesh exactly as it was.
 
 use crate::error::{Error, Result};
+use crate::geometry::{MAX_COORDINATE, in_range};
 use glam::Vec3;
 
 /// A generational handle to a mesh of a [`crate::Context`]; all-zero is the null id.
@@ -131,12 +132,10 @@ fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
 }
 
 fn check_positions(positions: &[[f32; 3]], first: usize) -> Result<()> {
-    match positions
-        .iter()
-        .position(|p| !p.iter().all(|c| c.is_finite()))
-    {
+    // `in_range` is false for NaN and infinities too.
+    match positions.iter().position(|&p| !in_range(p)) {
         Some(i) => Err(Error::invalid(format!(
-            "vertex {} has a non-finite coordinate {:?}",
+            "vertex {} has a non-finite coordinate or one beyond ±{MAX_COORDINATE}: {:?}",
             first + i,
             positions[i]
         ))),

@@ -118,7 +118,10 @@ fn check_id(context: u16, slots: &[Slot], id: MeshId) -> Result<usize> {
             id.context, context
         )));
     }
-    let index = id.index1 as usize - 1;
+    // A non-null id with index1 == 0 is malformed, not "slot -1".
+    let Some(index) = (id.index1 as usize).checked_sub(1) else {
+        return Err(Error::invalid("malformed mesh id (index1 is 0)"));
+    };
     match slots.get(index) {
         Some(slot) if slot.generation == id.generation && slot.mesh.is_some() => Ok(index),
         Some(_) => Err(Error::new(

@@ -3,8 +3,11 @@
 use crate::error::{Error, Result};
 use std::path::Path;
 
+/// Vertex positions and triangles, as `Context::create_mesh` takes them.
+pub type MeshData = (Vec<[f32; 3]>, Vec<[u32; 3]>);
+
 /// Positions and triangles of every model in an OBJ file, merged (faces are triangulated).
-pub fn load_obj(path: impl AsRef<Path>) -> Result<(Vec<[f32; 3]>, Vec<[u32; 3]>)> {
+pub fn load_obj(path: impl AsRef<Path>) -> Result<MeshData> {
     let path = path.as_ref();
     let options = tobj::LoadOptions {
         triangulate: true,

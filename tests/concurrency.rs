@@ -15,7 +15,11 @@ fn queries_never_see_a_torn_update() {
     let ctx = common::cpu_context(2);
     let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
     // The tip hovers 0.2 cm above the liver's highest vertex: touching as loaded, deep inside once shifted.
-    let top = positions.iter().map(|&p| Vec3::from(p)).max_by(|a, b| a.y.total_cmp(&b.y)).unwrap();
+    let top = positions
+        .iter()
+        .map(|&p| Vec3::from(p))
+        .max_by(|a, b| a.y.total_cmp(&b.y))
+        .unwrap();
     let tool = Tool {
         entry: top + Vec3::new(0.0, 12.0, 0.0),
         tip: top + Vec3::new(0.0, 0.2, 0.0),
@@ -28,8 +32,15 @@ fn queries_never_see_a_torn_update() {
     let mut expect = HashSet::new();
     for pose in [&positions, &shifted] {
         ctx.update_positions(mesh, 0, pose).unwrap();
-        ctx.query_static(mesh, &tool, VolumeKind::Capsule, &mut r).unwrap();
-        expect.insert(r.hits(0).unwrap().iter().map(|h| h.triangle).collect::<Vec<_>>());
+        ctx.query_static(mesh, &tool, VolumeKind::Capsule, &mut r)
+            .unwrap();
+        expect.insert(
+            r.hits(0)
+                .unwrap()
+                .iter()
+                .map(|h| h.triangle)
+                .collect::<Vec<_>>(),
+        );
     }
     assert_eq!(expect.len(), 2, "the two poses must differ");
 
@@ -48,7 +59,8 @@ fn queries_never_see_a_torn_update() {
                 let mut r = ctx.create_results();
                 let mut n = 0;
                 while !stop.load(Ordering::Relaxed) || n < 100 {
-                    ctx.query_static(mesh, &tool, VolumeKind::Capsule, &mut r).unwrap();
+                    ctx.query_static(mesh, &tool, VolumeKind::Capsule, &mut r)
+                        .unwrap();
                     let got: Vec<u32> = r.hits(0).unwrap().iter().map(|h| h.triangle).collect();
                     assert!(expect.contains(&got), "a query saw a mix of two poses");
                     n += 1;

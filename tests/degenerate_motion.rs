@@ -33,34 +33,66 @@ fn degenerate_motions_fall_back_to_correct_volumes() {
         ("along the axis, deeper", tip + axis * 0.3),
         ("along the axis, pulled back", tip - axis * 0.5),
         ("through the entry point", entry - axis * 0.4),
-        ("line of motion grazing the entry point", entry - axis * 0.4 + side * 1e-5),
+        (
+            "line of motion grazing the entry point",
+            entry - axis * 0.4 + side * 1e-5,
+        ),
     ];
     for (name, new_tip) in cases {
-        let tool = Tool { entry, tip, radius: 0.5, up: Vec3::ZERO };
+        let tool = Tool {
+            entry,
+            tip,
+            radius: 0.5,
+            up: Vec3::ZERO,
+        };
         for f in [tool.tip, new_tip, tool.entry] {
             assert!(f.is_finite());
         }
         // The round tool is exact whatever the motion.
-        let (hits, _) = check_query(&ctx, mesh, &positions, &triangles, &tool, Some(new_tip), VolumeKind::Capsule, &mut results);
+        let (hits, _) = check_query(
+            &ctx,
+            mesh,
+            &positions,
+            &triangles,
+            &tool,
+            Some(new_tip),
+            VolumeKind::Capsule,
+            &mut results,
+        );
         assert!(hits > 0, "{name}: capsule hits");
         for h in results.hits(0).unwrap() {
-            assert!(h.distance.is_finite() && h.time_of_impact.is_finite() && h.depth_min.is_finite());
+            assert!(
+                h.distance.is_finite() && h.time_of_impact.is_finite() && h.depth_min.is_finite()
+            );
             assert!(h.normal.iter().all(|c| c.is_finite()));
         }
 
         // The frustum falls back to a box holding the tool at both ends of the step.
         let v = ToolVolume::new_dynamic(&tool, new_tip, VolumeKind::Frustum);
-        assert!(v.fell_back, "{name}: degenerate, so the fallback volume is used");
-        ctx.query_dynamic(mesh, &tool, new_tip, VolumeKind::Frustum, &mut results).unwrap();
+        assert!(
+            v.fell_back,
+            "{name}: degenerate, so the fallback volume is used"
+        );
+        ctx.query_dynamic(mesh, &tool, new_tip, VolumeKind::Frustum, &mut results)
+            .unwrap();
         let swept = hit_set(&results);
         for end in [tip, new_tip] {
             if (end - entry).length() < 1e-3 {
                 continue;
             }
-            ctx.query_static(mesh, &Tool { tip: end, ..tool }, VolumeKind::Frustum, &mut results).unwrap();
+            ctx.query_static(
+                mesh,
+                &Tool { tip: end, ..tool },
+                VolumeKind::Frustum,
+                &mut results,
+            )
+            .unwrap();
             let pose = hit_set(&results);
             let missing: Vec<_> = pose.difference(&swept).collect();
-            assert!(missing.is_empty(), "{name}: the swept box misses {missing:?} of the pose at {end}");
+            assert!(
+                missing.is_empty(),
+                "{name}: the swept box misses {missing:?} of the pose at {end}"
+            );
         }
         for h in results.hits(0).unwrap() {
             assert!(h.depth_min.is_finite() && h.depth_max.is_finite());

@@ -21,7 +21,10 @@ fn area_and_centroid(polygon: &[[f64; 3]]) -> (f64, [f64; 3]) {
         normal = exact::add(normal, exact::cross(p, polygon[(i + 1) % polygon.len()]));
         c = exact::add(c, p);
     }
-    (exact::norm(normal) / 2.0, exact::scale(c, 1.0 / polygon.len().max(1) as f64))
+    (
+        exact::norm(normal) / 2.0,
+        exact::scale(c, 1.0 / polygon.len().max(1) as f64),
+    )
 }
 
 #[test]
@@ -77,39 +80,83 @@ fn frustum_selects_what_opengl_selects_on_the_liver() {
     for (i, ((tool, new_tip), gl)) in tools.iter().zip(&answers).enumerate() {
         let ours = results.hits(i).unwrap();
         let feedback = results.feedback(i).unwrap();
-        let (e, p, s) = (d3(tool.entry.to_array()), d3(tool.tip.to_array()), f64::from(tool.radius));
+        let (e, p, s) = (
+            d3(tool.entry.to_array()),
+            d3(tool.tip.to_array()),
+            f64::from(tool.radius),
+        );
         let volume = match new_tip {
             None => exact::static_box(e, p, s, d3(tool.up.to_array())),
             Some(n) => exact::paper_dynamic_frustum(e, p, d3(n.to_array()), s).unwrap(),
         };
         let ours_set: Vec<u32> = ours.iter().map(|h| h.triangle).collect();
         let gl_set: Vec<u32> = gl.hits.iter().map(|h| h.triangle).collect();
-        for t in ours_set.iter().filter(|t| !gl_set.contains(t)).chain(gl_set.iter().filter(|t| !ours_set.contains(t))) {
-            let sep = exact::polyhedron_triangle_separation(&volume, common::tri64(&positions, triangles[*t as usize]));
+        for t in ours_set
+            .iter()
+            .filter(|t| !gl_set.contains(t))
+            .chain(gl_set.iter().filter(|t| !ours_set.contains(t)))
+        {
+            let sep = exact::polyhedron_triangle_separation(
+                &volume,
+                common::tri64(&positions, triangles[*t as usize]),
+            );
             assert!(
                 sep.abs() < BOUNDARY,
                 "query {i} ({}): triangle {t} selected by {} only, {sep} from the boundary",
-                if new_tip.is_some() { "dynamic" } else { "static" },
-                if ours_set.contains(t) { "trocar" } else { "OpenGL" }
+                if new_tip.is_some() {
+                    "dynamic"
+                } else {
+                    "static"
+                },
+                if ours_set.contains(t) {
+                    "trocar"
+                } else {
+                    "OpenGL"
+                }
             );
             boundary += 1;
         }
         for h in ours {
-            let Some(g) = gl.hits.iter().find(|g| g.triangle == h.triangle) else { continue };
+            let Some(g) = gl.hits.iter().find(|g| g.triangle == h.triangle) else {
+                continue;
+            };
             agreed += 1;
             let tolerance = 1e-3 * (1.0 + g.depth_max.abs());
-            assert!((f64::from(h.depth_min) - g.depth_min).abs() < tolerance, "query {i} z min {} vs GL {}", h.depth_min, g.depth_min);
-            assert!((f64::from(h.depth_max) - g.depth_max).abs() < tolerance, "query {i} z max {} vs GL {}", h.depth_max, g.depth_max);
-            let fb = gl.feedback.iter().find(|f| f.triangle == h.triangle).expect("GL feedback for every hit");
-            let mine: Vec<[f64; 3]> = feedback[h.feedback_first as usize..][..h.feedback_count as usize]
+            assert!(
+                (f64::from(h.depth_min) - g.depth_min).abs() < tolerance,
+                "query {i} z min {} vs GL {}",
+                h.depth_min,
+                g.depth_min
+            );
+            assert!(
+                (f64::from(h.depth_max) - g.depth_max).abs() < tolerance,
+                "query {i} z max {} vs GL {}",
+                h.depth_max,
+                g.depth_max
+            );
+            let fb = gl
+                .feedback
+                .iter()
+                .find(|f| f.triangle == h.triangle)
+                .expect("GL feedback for every hit");
+            let mine: Vec<[f64; 3]> = feedback[h.feedback_first as usize..]
+                [..h.feedback_count as usize]
                 .iter()
                 .map(|&v| d3(v))
                 .collect();
             let (a1, c1) = area_and_centroid(&mine);
             let (a2, c2) = area_and_centroid(&fb.polygon);
-            assert!((a1 - a2).abs() < 1e-3 * (1.0 + a2), "query {i} triangle {}: polygon area {a1} vs GL {a2}", h.triangle);
+            assert!(
+                (a1 - a2).abs() < 1e-3 * (1.0 + a2),
+                "query {i} triangle {}: polygon area {a1} vs GL {a2}",
+                h.triangle
+            );
             if a2 > 1e-4 {
-                assert!(exact::dist(c1, c2) < 1e-3, "query {i} triangle {}: polygon centroid moved", h.triangle);
+                assert!(
+                    exact::dist(c1, c2) < 1e-3,
+                    "query {i} triangle {}: polygon centroid moved",
+                    h.triangle
+                );
             }
         }
     }

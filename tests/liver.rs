@@ -33,25 +33,41 @@ fn palpating_a_breathing_liver() {
         // Breathing: scale about the center, plus a small deterministic jitter.
         let breath = 1.0 + 0.02 * (step as f32 * 0.4).sin();
         for (p, r) in positions.iter_mut().zip(&rest) {
-            let q = center + (Vec3::from(*r) - center) * breath + Vec3::from(rng.point(-0.02, 0.02));
+            let q =
+                center + (Vec3::from(*r) - center) * breath + Vec3::from(rng.point(-0.02, 0.02));
             *p = q.to_array();
         }
         if step % 3 == 2 {
             // A sub-range update only: the rest keeps last step's positions, which the reference sees too.
             let (first, last) = (500, 1500);
-            ctx.update_positions(mesh, first as u32, &positions[first..last]).unwrap();
+            ctx.update_positions(mesh, first as u32, &positions[first..last])
+                .unwrap();
             positions = {
                 let mut kept = Vec::new();
-                ctx.with_mesh(mesh, |m| kept = (0..m.vertex_count() as u32).map(|i| m.position(i).to_array()).collect())
-                    .unwrap();
+                ctx.with_mesh(mesh, |m| {
+                    kept = (0..m.vertex_count() as u32)
+                        .map(|i| m.position(i).to_array())
+                        .collect()
+                })
+                .unwrap();
                 kept
             };
         } else {
             ctx.update_positions(mesh, 0, &positions).unwrap();
         }
         // The tip dips up to 1.5 cm into the surface and slides along it.
-        let tip = top + Vec3::new(1.5 * (step as f32 * 0.3).sin(), -1.5 * (step as f32 * 0.5).sin().abs(), 0.5 * (step as f32 * 0.2).cos());
-        let tool = Tool { entry, tip, radius: 0.4, up: Vec3::Z };
+        let tip = top
+            + Vec3::new(
+                1.5 * (step as f32 * 0.3).sin(),
+                -1.5 * (step as f32 * 0.5).sin().abs(),
+                0.5 * (step as f32 * 0.2).cos(),
+            );
+        let tool = Tool {
+            entry,
+            tip,
+            radius: 0.4,
+            up: Vec3::Z,
+        };
         for (k, (volume, motion)) in [
             (VolumeKind::Capsule, None),
             (VolumeKind::Capsule, Some(tip)),
@@ -62,31 +78,88 @@ fn palpating_a_breathing_liver() {
         .enumerate()
         {
             // Dynamic queries sweep from last step's tip to this one.
-            let tool = if motion.is_some() { Tool { tip: previous_tip, ..tool } } else { tool };
-            let (hits, _) = check_query(&ctx, mesh, &positions, &triangles, &tool, motion, volume, &mut results);
+            let tool = if motion.is_some() {
+                Tool {
+                    tip: previous_tip,
+                    ..tool
+                }
+            } else {
+                tool
+            };
+            let (hits, _) = check_query(
+                &ctx,
+                mesh,
+                &positions,
+                &triangles,
+                &tool,
+                motion,
+                volume,
+                &mut results,
+            );
             counts[k] += hits;
         }
         previous_tip = tip;
     }
     println!("hits over 30 steps (capsule static/dynamic, frustum static/dynamic): {counts:?}");
-    assert!(counts.iter().all(|&c| c > 30), "the tool must be in contact most of the time: {counts:?}");
-    assert!(counts[1] > counts[0], "the swept volume holds more than the end pose");
+    assert!(
+        counts.iter().all(|&c| c > 30),
+        "the tool must be in contact most of the time: {counts:?}"
+    );
+    assert!(
+        counts[1] > counts[0],
+        "the swept volume holds more than the end pose"
+    );
 
     // A tool far from the liver touches nothing.
-    let far = Tool { entry: center + Vec3::new(40.0, 0.0, 0.0), tip: center + Vec3::new(30.0, 0.0, 0.0), radius: 1.0, up: Vec3::ZERO };
-    ctx.query_static(mesh, &far, VolumeKind::Capsule, &mut results).unwrap();
+    let far = Tool {
+        entry: center + Vec3::new(40.0, 0.0, 0.0),
+        tip: center + Vec3::new(30.0, 0.0, 0.0),
+        radius: 1.0,
+        up: Vec3::ZERO,
+    };
+    ctx.query_static(mesh, &far, VolumeKind::Capsule, &mut results)
+        .unwrap();
     assert!(results.hits(0).unwrap().is_empty());
 
     // A cut: keep every other triangle. Indices of hits refer to the new list.
     let cut: Vec<[u32; 3]> = triangles.iter().copied().step_by(2).collect();
     ctx.set_triangles(mesh, &cut).unwrap();
-    let deep = Tool { entry, tip: top - Vec3::Y * 1.0, radius: 0.6, up: Vec3::Z };
+    let deep = Tool {
+        entry,
+        tip: top - Vec3::Y * 1.0,
+        radius: 0.6,
+        up: Vec3::Z,
+    };
     for volume in [VolumeKind::Capsule, VolumeKind::Frustum] {
-        let (hits, _) = check_query(&ctx, mesh, &positions, &cut, &deep, None, volume, &mut results);
+        let (hits, _) = check_query(
+            &ctx,
+            mesh,
+            &positions,
+            &cut,
+            &deep,
+            None,
+            volume,
+            &mut results,
+        );
         assert!(hits > 0);
-        assert!(results.hits(0).unwrap().iter().all(|h| (h.triangle as usize) < cut.len()));
+        assert!(
+            results
+                .hits(0)
+                .unwrap()
+                .iter()
+                .all(|h| (h.triangle as usize) < cut.len())
+        );
     }
     ctx.set_triangles(mesh, &triangles).unwrap();
-    let (hits, _) = check_query(&ctx, mesh, &positions, &triangles, &deep, None, VolumeKind::Capsule, &mut results);
+    let (hits, _) = check_query(
+        &ctx,
+        mesh,
+        &positions,
+        &triangles,
+        &deep,
+        None,
+        VolumeKind::Capsule,
+        &mut results,
+    );
     assert!(hits > 0);
 }

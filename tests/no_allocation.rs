@@ -68,14 +68,19 @@ fn warmed_up_queries_do_not_allocate() {
         }
         ctx.update_positions(mesh, 0, moved).unwrap();
         ctx.query(&batch, results).unwrap();
-        ctx.query_static(mesh, &tool, VolumeKind::Capsule, results).unwrap();
-        ctx.query_dynamic(mesh, &tool, c + Vec3::X, VolumeKind::Frustum, results).unwrap();
+        ctx.query_static(mesh, &tool, VolumeKind::Capsule, results)
+            .unwrap();
+        ctx.query_dynamic(mesh, &tool, c + Vec3::X, VolumeKind::Frustum, results)
+            .unwrap();
     };
     for k in 0..3 {
         step(k, &mut results, &mut moved);
     }
     ctx.query(&batch, &mut results).unwrap();
-    assert!(results.hits(0).unwrap().len() > 5, "the tool is inside the liver");
+    assert!(
+        results.hits(0).unwrap().len() > 5,
+        "the tool is inside the liver"
+    );
     let before = allocations();
     for k in 3..20 {
         step(k, &mut results, &mut moved);

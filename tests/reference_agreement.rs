@@ -34,7 +34,11 @@ fn random_tool(rng: &mut Rng) -> (Tool, Vec3) {
         entry: tip + dir * rng.range(6.0, 14.0),
         tip,
         radius: rng.range(0.05, 1.0),
-        up: if rng.below(4) == 0 { Vec3::ZERO } else { Vec3::from(rng.point(-1.0, 1.0)) },
+        up: if rng.below(4) == 0 {
+            Vec3::ZERO
+        } else {
+            Vec3::from(rng.point(-1.0, 1.0))
+        },
     };
     (tool, tip + Vec3::from(rng.point(-4.0, 4.0)))
 }
@@ -52,7 +56,8 @@ fn random_queries_agree_with_the_exact_reference() {
             let (tool, new_tip) = random_tool(&mut rng);
             for volume in [VolumeKind::Capsule, VolumeKind::Frustum] {
                 for motion in [None, Some(new_tip)] {
-                    let (h, s) = check_query(&ctx, mesh, &p, &t, &tool, motion, volume, &mut results);
+                    let (h, s) =
+                        check_query(&ctx, mesh, &p, &t, &tool, motion, volume, &mut results);
                     total += h;
                     skipped += s;
                 }
@@ -60,7 +65,10 @@ fn random_queries_agree_with_the_exact_reference() {
         }
     }
     println!("{total} hits checked, {skipped} boundary cases skipped");
-    assert!(total > 2000, "the random tools must actually hit things ({total})");
+    assert!(
+        total > 2000,
+        "the random tools must actually hit things ({total})"
+    );
     assert!(skipped < total / 100);
 }
 
@@ -69,15 +77,29 @@ fn closest_points_agree_with_the_exact_reference() {
     use trocar::geometry::closest::{segment_triangle, triangle_triangle};
     let mut rng = Rng(11);
     for _ in 0..20_000 {
-        let tri = [rng.point(-2.0, 2.0), rng.point(-2.0, 2.0), rng.point(-2.0, 2.0)];
-        let (a, b, c) = (rng.point(-3.0, 3.0), rng.point(-3.0, 3.0), rng.point(-3.0, 3.0));
+        let tri = [
+            rng.point(-2.0, 2.0),
+            rng.point(-2.0, 2.0),
+            rng.point(-2.0, 2.0),
+        ];
+        let (a, b, c) = (
+            rng.point(-3.0, 3.0),
+            rng.point(-3.0, 3.0),
+            rng.point(-3.0, 3.0),
+        );
         let t3 = tri.map(Vec3::from);
         let fast = segment_triangle(a.into(), b.into(), t3);
         let slow = exact::segment_triangle(d3(a), d3(b), tri.map(d3));
-        assert!((f64::from(fast.distance) - slow.distance).abs() < 1e-4, "{fast:?} vs {slow:?}");
+        assert!(
+            (f64::from(fast.distance) - slow.distance).abs() < 1e-4,
+            "{fast:?} vs {slow:?}"
+        );
         let fast = triangle_triangle([a, b, c].map(Vec3::from), t3);
         let slow = exact::triangle_triangle([a, b, c].map(d3), tri.map(d3));
-        assert!((f64::from(fast.distance) - slow.distance).abs() < 1e-4, "{fast:?} vs {slow:?}");
+        assert!(
+            (f64::from(fast.distance) - slow.distance).abs() < 1e-4,
+            "{fast:?} vs {slow:?}"
+        );
     }
 }
 
@@ -87,11 +109,17 @@ fn parallel_and_sequential_cpu_give_identical_answers() {
     let (p, t) = soup(&mut rng, 90_000);
     let one = common::cpu_context(1);
     let two = common::cpu_context(2);
-    let (m1, m2) = (one.create_mesh(&p, &t).unwrap(), two.create_mesh(&p, &t).unwrap());
+    let (m1, m2) = (
+        one.create_mesh(&p, &t).unwrap(),
+        two.create_mesh(&p, &t).unwrap(),
+    );
     let (mut r1, mut r2) = (one.create_results(), two.create_results());
     for _ in 0..8 {
         let (tool, new_tip) = random_tool(&mut rng);
-        let tool = Tool { radius: tool.radius * 3.0, ..tool };
+        let tool = Tool {
+            radius: tool.radius * 3.0,
+            ..tool
+        };
         for volume in [VolumeKind::Capsule, VolumeKind::Frustum] {
             for motion in [None, Some(new_tip)] {
                 let q = |ctx: &Context, m, r: &mut Results| match motion {

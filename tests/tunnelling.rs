@@ -7,7 +7,12 @@ use trocar::{BackendKind, Context, ContextDef, Tool, VolumeKind};
 /// A thin flap: a 4 x 4 cm square in the plane x = 0, two triangles, around (0, 0, 0).
 fn flap() -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
     (
-        vec![[0.0, -2.0, -2.0], [0.0, 2.0, -2.0], [0.0, 2.0, 2.0], [0.0, -2.0, 2.0]],
+        vec![
+            [0.0, -2.0, -2.0],
+            [0.0, 2.0, -2.0],
+            [0.0, 2.0, 2.0],
+            [0.0, -2.0, 2.0],
+        ],
         vec![[0, 1, 2], [0, 2, 3]],
     )
 }
@@ -32,17 +37,31 @@ fn dynamic_query_catches_what_static_queries_miss() {
     let new_tip = Vec3::new(3.0, 0.0, -0.5);
     for volume in [VolumeKind::Capsule, VolumeKind::Frustum] {
         ctx.query_static(mesh, &tool, volume, &mut results).unwrap();
-        assert!(results.hits(0).unwrap().is_empty(), "{volume:?}: start pose is clear");
-        let end = Tool { tip: new_tip, ..tool };
+        assert!(
+            results.hits(0).unwrap().is_empty(),
+            "{volume:?}: start pose is clear"
+        );
+        let end = Tool {
+            tip: new_tip,
+            ..tool
+        };
         ctx.query_static(mesh, &end, volume, &mut results).unwrap();
-        assert!(results.hits(0).unwrap().is_empty(), "{volume:?}: end pose is clear");
+        assert!(
+            results.hits(0).unwrap().is_empty(),
+            "{volume:?}: end pose is clear"
+        );
 
-        ctx.query_dynamic(mesh, &tool, new_tip, volume, &mut results).unwrap();
+        ctx.query_dynamic(mesh, &tool, new_tip, volume, &mut results)
+            .unwrap();
         let hits = results.hits(0).unwrap();
         assert!(!hits.is_empty(), "{volume:?}: the sweep crosses the flap");
         for h in hits {
             // The axis meets x = -0.1 (one radius before the flap) at t ~ (3 - 0.1/0.95)/6: the tip leads.
-            assert!(h.time_of_impact > 0.40 && h.time_of_impact < 0.5, "toi {}", h.time_of_impact);
+            assert!(
+                h.time_of_impact > 0.40 && h.time_of_impact < 0.5,
+                "toi {}",
+                h.time_of_impact
+            );
             assert_eq!(h.distance, 0.0, "the swept triangle cuts the flap");
             assert!(h.feedback_count >= 3);
         }

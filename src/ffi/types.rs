@@ -23,6 +23,9 @@ pub const TROCAR_VOLUME_CAPSULE: TrocarVolume = 0;
 /// The paper's camera volumes: orthographic box (static), perspective frustum + 2 clip planes (dynamic).
 pub const TROCAR_VOLUME_FRUSTUM: TrocarVolume = 1;
 
+/// Largest coordinate magnitude (and radius) accepted: positions and tools beyond it are refused.
+pub const TROCAR_MAX_COORDINATE: f32 = 1.0e6;
+
 /// Checked by `trocar_context_create`, so a def not made by `trocar_default_context_def` is refused.
 const CONTEXT_DEF_COOKIE: u32 = 0x7C0C_A201;
 
@@ -159,12 +162,23 @@ pub(crate) fn volume_kind(v: TrocarVolume) -> Result<VolumeKind> {
 }
 
 impl TrocarQuery {
-    pub(crate) fn to_core(&self) -> Result<Query> {
+    pub(crate) fn to_core(self) -> Result<Query> {
         Ok(Query {
             mesh: self.mesh.into(),
             tool: (&self.tool).into(),
             new_tip: (self.dynamic != 0).then(|| Vec3::from(self.new_tip)),
             volume: volume_kind(self.volume)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn header_constant_matches_the_core_bound() {
+        assert_eq!(
+            super::TROCAR_MAX_COORDINATE,
+            crate::geometry::MAX_COORDINATE
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! The rigid surgical tool: a cylinder of radius `s` from the entry point `P0` (the trocar) to the tip `P`.
 
+use super::{MAX_COORDINATE, in_range};
 use crate::error::{Error, Result};
 use glam::Vec3;
 
@@ -22,9 +23,14 @@ impl Tool {
         if !(self.entry.is_finite() && self.tip.is_finite() && self.up.is_finite()) {
             return Err(Error::invalid("tool entry, tip and up must be finite"));
         }
-        if !(self.radius.is_finite() && self.radius > 0.0) {
+        if !(in_range(self.entry.to_array()) && in_range(self.tip.to_array())) {
             return Err(Error::invalid(format!(
-                "tool radius must be finite and > 0 (got {})",
+                "tool entry and tip must lie within ±{MAX_COORDINATE}"
+            )));
+        }
+        if !(self.radius > 0.0 && self.radius <= MAX_COORDINATE) {
+            return Err(Error::invalid(format!(
+                "tool radius must be > 0 and <= {MAX_COORDINATE} (got {})",
                 self.radius
             )));
         }
@@ -42,10 +48,14 @@ impl Tool {
 
 /// Checks the tip position a dynamic query moves to.
 pub fn validate_new_tip(new_tip: Vec3) -> Result<()> {
-    if new_tip.is_finite() {
-        Ok(())
-    } else {
+    if !new_tip.is_finite() {
         Err(Error::invalid("new tip must be finite"))
+    } else if !in_range(new_tip.to_array()) {
+        Err(Error::invalid(format!(
+            "new tip must lie within ±{MAX_COORDINATE}"
+        )))
+    } else {
+        Ok(())
     }
 }
 

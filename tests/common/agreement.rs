@@ -1,8 +1,8 @@
 //! Checking one query's answer triangle by triangle against the exact reference.
 #![allow(dead_code)]
 
-use super::reference as exact;
 use super::d3;
+use super::reference as exact;
 use glam::Vec3;
 use trocar::{Context, Hit, MeshId, Results, Tool, VolumeKind};
 
@@ -12,15 +12,29 @@ pub const BOUNDARY: f64 = 1e-4;
 pub const GEOMETRY: f64 = 2e-3;
 
 /// What the reference says of one triangle: `Some(hit)`, or `None` when it is within [`BOUNDARY`] of the edge.
-pub fn expected(tool: &Tool, new_tip: Option<Vec3>, volume: VolumeKind, tri: [[f64; 3]; 3]) -> Option<bool> {
-    let (e, p, s) = (d3(tool.entry.to_array()), d3(tool.tip.to_array()), f64::from(tool.radius));
+pub fn expected(
+    tool: &Tool,
+    new_tip: Option<Vec3>,
+    volume: VolumeKind,
+    tri: [[f64; 3]; 3],
+) -> Option<bool> {
+    let (e, p, s) = (
+        d3(tool.entry.to_array()),
+        d3(tool.tip.to_array()),
+        f64::from(tool.radius),
+    );
     let up = d3(tool.up.to_array());
     let margin = match (volume, new_tip) {
         (VolumeKind::Capsule, None) => exact::segment_triangle(e, p, tri).distance - s,
-        (VolumeKind::Capsule, Some(n)) => exact::triangle_triangle([e, p, d3(n.to_array())], tri).distance - s,
-        (VolumeKind::Frustum, None) => exact::polyhedron_triangle_separation(&exact::static_box(e, p, s, up), tri),
+        (VolumeKind::Capsule, Some(n)) => {
+            exact::triangle_triangle([e, p, d3(n.to_array())], tri).distance - s
+        }
+        (VolumeKind::Frustum, None) => {
+            exact::polyhedron_triangle_separation(&exact::static_box(e, p, s, up), tri)
+        }
         (VolumeKind::Frustum, Some(n)) => {
-            let f = exact::paper_dynamic_frustum(e, p, d3(n.to_array()), s).expect("random motion is not degenerate");
+            let f = exact::paper_dynamic_frustum(e, p, d3(n.to_array()), s)
+                .expect("random motion is not degenerate");
             exact::polyhedron_triangle_separation(&f, tri)
         }
     };
@@ -28,29 +42,54 @@ pub fn expected(tool: &Tool, new_tip: Option<Vec3>, volume: VolumeKind, tri: [[f
 }
 
 /// Checks one hit's contact data against exact geometry.
-pub fn check_hit(h: &Hit, feedback: &[[f32; 3]], tool: &Tool, new_tip: Option<Vec3>, volume: VolumeKind, tri: [[f64; 3]; 3]) {
-    let (e, p, s) = (d3(tool.entry.to_array()), d3(tool.tip.to_array()), f64::from(tool.radius));
+pub fn check_hit(
+    h: &Hit,
+    feedback: &[[f32; 3]],
+    tool: &Tool,
+    new_tip: Option<Vec3>,
+    volume: VolumeKind,
+    tri: [[f64; 3]; 3],
+) {
+    let (e, p, s) = (
+        d3(tool.entry.to_array()),
+        d3(tool.tip.to_array()),
+        f64::from(tool.radius),
+    );
     let shape: Vec<[f64; 3]> = match new_tip {
         None => vec![e, p],
         Some(n) => vec![e, p, d3(n.to_array())],
     };
     let reference = exact::simplex_simplex(&shape, &tri).distance;
     let (pm, pt) = (d3(h.point_on_mesh), d3(h.point_on_tool));
-    assert!((f64::from(h.distance) - reference).abs() < GEOMETRY, "distance {} vs exact {reference}", h.distance);
-    assert!(exact::point_triangle(pm, tri).distance < GEOMETRY, "point_on_mesh off the triangle");
-    assert!(exact::simplex_simplex(&[pt], &shape).distance < GEOMETRY, "point_on_tool off the tool");
+    assert!(
+        (f64::from(h.distance) - reference).abs() < GEOMETRY,
+        "distance {} vs exact {reference}",
+        h.distance
+    );
+    assert!(
+        exact::point_triangle(pm, tri).distance < GEOMETRY,
+        "point_on_mesh off the triangle"
+    );
+    assert!(
+        exact::simplex_simplex(&[pt], &shape).distance < GEOMETRY,
+        "point_on_tool off the tool"
+    );
     assert!((exact::dist(pm, pt) - f64::from(h.distance)).abs() < GEOMETRY);
     let n = d3(h.normal);
     assert!((exact::norm(n) - 1.0).abs() < 1e-4, "normal is unit");
     if h.distance > 1e-2 {
         let along = exact::scale(exact::sub(pm, pt), 1.0 / f64::from(h.distance));
-        assert!(exact::dist(n, along) < 1e-2, "normal points from tool to mesh");
+        assert!(
+            exact::dist(n, along) < 1e-2,
+            "normal points from tool to mesh"
+        );
     }
     if volume == VolumeKind::Capsule {
         assert!(f64::from(h.distance) <= s * (1.0 + 1e-5));
     }
     assert!(h.depth_min <= h.depth_max);
-    let polygon = &feedback[h.feedback_first as usize..(h.feedback_first + h.feedback_count) as usize];
+    let polygon =
+        &feedback[h.feedback_first as usize..(h.feedback_first + h.feedback_count) as usize];
     let container = match (volume, new_tip) {
         (VolumeKind::Frustum, None) => Some(exact::static_box(e, p, s, d3(tool.up.to_array()))),
         (VolumeKind::Frustum, Some(nt)) => exact::paper_dynamic_frustum(e, p, d3(nt.to_array()), s),
@@ -58,20 +97,33 @@ pub fn check_hit(h: &Hit, feedback: &[[f32; 3]], tool: &Tool, new_tip: Option<Ve
         (VolumeKind::Capsule, Some(_)) => None,
     };
     for &v in polygon {
-        assert!(exact::point_triangle(d3(v), tri).distance < GEOMETRY, "feedback vertex off the triangle");
+        assert!(
+            exact::point_triangle(d3(v), tri).distance < GEOMETRY,
+            "feedback vertex off the triangle"
+        );
         if let Some(c) = &container {
-            assert!(exact::polyhedron_contains_point(c, d3(v), GEOMETRY), "feedback vertex outside the volume");
+            assert!(
+                exact::polyhedron_contains_point(c, d3(v), GEOMETRY),
+                "feedback vertex outside the volume"
+            );
         }
     }
     match new_tip {
         None => assert_eq!(h.time_of_impact, 0.0),
         Some(n) if volume == VolumeKind::Capsule => {
             let nt = d3(n.to_array());
-            let first = exact::swept_capsule_time_of_impact(e, p, nt, s, tri).expect("a capsule hit is touched");
+            let first = exact::swept_capsule_time_of_impact(e, p, nt, s, tri)
+                .expect("a capsule hit is touched");
             let t = f64::from(h.time_of_impact);
-            assert!(t <= first + 1e-4, "time of impact {t} is after the true first contact {first}");
+            assert!(
+                t <= first + 1e-4,
+                "time of impact {t} is after the true first contact {first}"
+            );
             let at = exact::segment_triangle(e, exact::axpy(p, t, exact::sub(nt, p)), tri).distance;
-            assert!(at <= s * (1.0 + 1e-3) + 1e-4, "not touching at the reported time: {at} > {s}");
+            assert!(
+                at <= s * (1.0 + 1e-3) + 1e-4,
+                "not touching at the reported time: {at} > {s}"
+            );
         }
         Some(_) => assert!((0.0..=1.0).contains(&h.time_of_impact)),
     }
@@ -95,7 +147,10 @@ pub fn check_query(
     }
     let hits = results.hits(0).unwrap();
     let feedback = results.feedback(0).unwrap();
-    assert!(hits.windows(2).all(|w| w[0].triangle < w[1].triangle), "sorted by triangle");
+    assert!(
+        hits.windows(2).all(|w| w[0].triangle < w[1].triangle),
+        "sorted by triangle"
+    );
     let mut k = 0;
     let mut skipped = 0;
     for (i, &t) in triangles.iter().enumerate() {
@@ -110,12 +165,19 @@ pub fn check_query(
                 hit.is_some(),
                 want,
                 "{volume:?} {} triangle {i}: trocar {} the reference",
-                if new_tip.is_some() { "dynamic" } else { "static" },
-                if want { "misses a hit of" } else { "reports a hit not in" }
+                if new_tip.is_some() {
+                    "dynamic"
+                } else {
+                    "static"
+                },
+                if want {
+                    "misses a hit of"
+                } else {
+                    "reports a hit not in"
+                }
             ),
             None => skipped += 1,
         }
     }
     (hits.len(), skipped)
 }
-

@@ -1,0 +1,588 @@
+/*
+ * bad_input: every malformed call through the C API returns the documented status with a message, writes no
+ * out-parameter, and leaves the mesh and the last results exactly as they were.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trocar.h"
+
+#define GRID 5 /* GRID x GRID vertices in the plane z = 0 */
+#define NV (GRID * GRID)
+#define NT (2 * (GRID - 1) * (GRID - 1))
+
+static unsigned g_checks, g_failures;
+
+static int check(int ok, const char *fmt, ...) {
+    g_checks++;
+    if (!ok) {
+        va_list ap;
+        g_failures++;
+        printf("FAIL: ");
+        va_start(ap, fmt);
+        vprintf(fmt, ap);
+        va_end(ap);
+        printf("\n");
+    }
+    return ok;
+}
+
+static TrocarContext *g_ctx;
+static TrocarResults *g_res;
+static TrocarMeshId g_mesh;
+static float g_pos[3 * NV];
+static uint32_t g_tri[3 * NT];
+static TrocarHit g_base_static[NT], g_base_dynamic[NT];
+static uint32_t g_base_static_n, g_base_dynamic_n;
+
+static const char SENTINEL_PREFIX[] = "query index 4000000000";
+
+/* Leaves a known message behind, so a failing call is seen to write its own. */
+static void set_sentinel(void) {
+    const TrocarHit *h;
+    uint32_t n;
+    trocar_results_hits(g_res, 4000000000u, &h, &n);
+}
+
+/* The call returned `want`; a failure also left a fresh, non-empty message. */
+static void expect(TrocarStatus got, TrocarStatus want, const char *what) {
+    char msg[512];
+    size_t n;
+    if (!check(got == want, "%s: got %s, expected %s", what, trocar_status_name(got), trocar_status_name(want)))
+        return;
+    if (want == TROCAR_OK) {
+        printf("ok    %-58s TROCAR_OK\n", what);
+        return;
+    }
+    n = trocar_last_error_message(msg, sizeof msg);
+    if (check(n > 0 && msg[0] != '\0', "%s: empty last error message", what) &&
+        check(strncmp(msg, SENTINEL_PREFIX, sizeof SENTINEL_PREFIX - 1) != 0, "%s: last error message not updated",
+              what))
+        printf("ok    %-58s %s: %s\n", what, trocar_status_name(got), msg);
+}
+
+#define EXPECT(call, want, what)                                                                                   \
+    do {                                                                                                           \
+        set_sentinel();                                                                                            \
+        expect((call), (want), (what));                                                                            \
+    } while (0)
+
+static TrocarTool base_tool(void) {
+    TrocarTool t;
+    memset(&t, 0, sizeof t);
+    t.entry[0] = 2.1f;
+    t.entry[1] = 2.2f;
+    t.entry[2] = 5.0f;
+    t.tip[0] = 2.1f;
+    t.tip[1] = 2.2f;
+    t.tip[2] = -0.3f;
+    t.radius = 0.3f;
+    return t;
+}
+
+static const float BASE_NEW_TIP[3] = {2.9f, 2.2f, -0.3f};
+
+/* Runs the baseline static and dynamic queries into `res`; returns their hit counts through the outs. */
+static int baseline(TrocarHit *st, uint32_t *st_n, TrocarHit *dy, uint32_t *dy_n) {
+    TrocarTool t = base_tool();
+    const TrocarHit *h;
+    uint32_t n;
+    if (trocar_query_dynamic(g_ctx, g_mesh, &t, BASE_NEW_TIP, TROCAR_VOLUME_CAPSULE, g_res) != TROCAR_OK ||
+        trocar_results_hits(g_res, 0, &h, &n) != TROCAR_OK)
+        return 0;
+    memcpy(dy, h, sizeof *h * n);
+    *dy_n = n;
+    /* Static last: the results keep this answer for the "results unchanged" checks. */
+    if (trocar_query_static(g_ctx, g_mesh, &t, TROCAR_VOLUME_CAPSULE, g_res) != TROCAR_OK ||
+        trocar_results_hits(g_res, 0, &h, &n) != TROCAR_OK)
+        return 0;
+    memcpy(st, h, sizeof *h * n);
+    *st_n = n;
+    return 1;
+}
+
+static int same_hits(const TrocarHit *a, uint32_t an, const TrocarHit *b, uint32_t bn) {
+    return an == bn && (an == 0 || memcmp(a, b, sizeof *a * an) == 0);
+}
+
+/* The results object still holds the baseline static answer (a rejected query changes nothing). */
+static void check_results_kept(const char *after) {
+    const TrocarHit *h = NULL;
+    uint32_t n = 0, q = 0;
+    check(trocar_results_query_count(g_res, &q) == TROCAR_OK && q == 1, "after %s: results answer %u queries", after,
+          q);
+    check(trocar_results_hits(g_res, 0, &h, &n) == TROCAR_OK && same_hits(h, n, g_base_static, g_base_static_n),
+          "after %s: the previous results changed", after);
+}
+
+/* Counts, positions and query answers are what they were before the rejected call. */
+static void check_untouched(const char *after) {
+    uint32_t nv = 0, nt = 0, sn = 0, dn = 0;
+    float back[3 * NV];
+    static TrocarHit st[NT], dy[NT];
+    check(trocar_mesh_counts(g_ctx, g_mesh, &nv, &nt) == TROCAR_OK && nv == NV && nt == NT,
+          "after %s: counts %u/%u, expected %u/%u", after, nv, nt, NV, NT);
+    check(trocar_mesh_read_positions(g_ctx, g_mesh, 0, back, NV) == TROCAR_OK &&
+              memcmp(back, g_pos, sizeof back) == 0,
+          "after %s: positions changed", after);
+    check(baseline(st, &sn, dy, &dn) && same_hits(st, sn, g_base_static, g_base_static_n) &&
+              same_hits(dy, dn, g_base_dynamic, g_base_dynamic_n),
+          "after %s: query answers changed", after);
+}
+
+static void make_grid(float *pos, uint32_t *tri) {
+    int i, j, t = 0;
+    for (j = 0; j < GRID; j++)
+        for (i = 0; i < GRID; i++) {
+            pos[3 * (j * GRID + i) + 0] = (float)i;
+            pos[3 * (j * GRID + i) + 1] = (float)j;
+            pos[3 * (j * GRID + i) + 2] = 0.0f;
+        }
+    for (j = 0; j + 1 < GRID; j++)
+        for (i = 0; i + 1 < GRID; i++) {
+            uint32_t a = (uint32_t)(j * GRID + i), b = a + 1, c = a + GRID, d = c + 1;
+            tri[3 * t + 0] = a;
+            tri[3 * t + 1] = b;
+            tri[3 * t + 2] = d;
+            t++;
+            tri[3 * t + 0] = a;
+            tri[3 * t + 1] = d;
+            tri[3 * t + 2] = c;
+            t++;
+        }
+}
+
+static void context_cases(void) {
+    TrocarContextDef def = trocar_default_context_def(), bad;
+    TrocarContext *marker = (TrocarContext *)&def, *out = marker;
+
+    EXPECT(trocar_context_create(NULL, &out), TROCAR_ERROR_NULL_POINTER, "context_create: NULL def");
+    EXPECT(trocar_context_create(&def, NULL), TROCAR_ERROR_NULL_POINTER, "context_create: NULL out");
+    bad = def;
+    bad.internal_value ^= 1u;
+    EXPECT(trocar_context_create(&bad, &out), TROCAR_ERROR_INVALID_ARGUMENT,
+           "context_create: internal_value changed");
+    memset(&bad, 0, sizeof bad);
+    EXPECT(trocar_context_create(&bad, &out), TROCAR_ERROR_INVALID_ARGUMENT, "context_create: zeroed def");
+    bad = def;
+    bad.backend = 7;
+    EXPECT(trocar_context_create(&bad, &out), TROCAR_ERROR_INVALID_ARGUMENT, "context_create: unknown backend 7");
+    bad = def;
+    bad.backend = TROCAR_BACKEND_GPU;
+    EXPECT(trocar_context_create(&bad, &out), TROCAR_ERROR_BACKEND_UNAVAILABLE, "context_create: GPU backend");
+    check(out == marker, "context_create wrote *out on failure");
+
+    check(trocar_context_backend(NULL) == TROCAR_BACKEND_AUTO, "context_backend(NULL) is not AUTO");
+    check(trocar_context_device_name(NULL, NULL, 0) == 0, "context_device_name(NULL) is not 0");
+    trocar_context_destroy(NULL);
+    trocar_results_destroy(NULL);
+}
+
+static void mesh_create_cases(void) {
+    float pos[3 * NV];
+    uint32_t tri[3 * NT];
+    TrocarMeshId marker = {77, 77, 77}, out = marker;
+
+    EXPECT(trocar_mesh_create(NULL, g_pos, NV, g_tri, NT, &out), TROCAR_ERROR_NULL_POINTER,
+           "mesh_create: NULL context");
+    EXPECT(trocar_mesh_create(g_ctx, NULL, NV, g_tri, NT, &out), TROCAR_ERROR_NULL_POINTER,
+           "mesh_create: NULL positions");
+    EXPECT(trocar_mesh_create(g_ctx, g_pos, NV, NULL, NT, &out), TROCAR_ERROR_NULL_POINTER,
+           "mesh_create: NULL indices");
+    EXPECT(trocar_mesh_create(g_ctx, g_pos, NV, g_tri, NT, NULL), TROCAR_ERROR_NULL_POINTER, "mesh_create: NULL out");
+
+    memcpy(pos, g_pos, sizeof pos);
+    pos[3 * 7 + 1] = NAN;
+    EXPECT(trocar_mesh_create(g_ctx, pos, NV, g_tri, NT, &out), TROCAR_ERROR_INVALID_ARGUMENT,
+           "mesh_create: NaN coordinate");
+    pos[3 * 7 + 1] = INFINITY;
+    EXPECT(trocar_mesh_create(g_ctx, pos, NV, g_tri, NT, &out), TROCAR_ERROR_INVALID_ARGUMENT,
+           "mesh_create: +Inf coordinate");
+    pos[3 * 7 + 1] = -INFINITY;
+    EXPECT(trocar_mesh_create(g_ctx, pos, NV, g_tri, NT, &out), TROCAR_ERROR_INVALID_ARGUMENT,
+           "mesh_create: -Inf coordinate");
+    pos[3 * 7 + 1] = 1e30f;
+    EXPECT(trocar_mesh_create(g_ctx, pos, NV, g_tri, NT, &out), TROCAR_ERROR_INVALID_ARGUMENT,
+           "mesh_create: coordinate beyond TROCAR_MAX_COORDINATE");
+
+    memcpy(tri, g_tri, sizeof tri);
+    tri[3 * 5 + 2] = NV;
+    EXPECT(trocar_mesh_create(g_ctx, g_pos, NV, tri, NT, &out), TROCAR_ERROR_OUT_OF_RANGE,
+           "mesh_create: index == vertex_count");
+    tri[3 * 5 + 2] = UINT32_MAX;
+    EXPECT(trocar_mesh_create(g_ctx, g_pos, NV, tri, NT, &out), TROCAR_ERROR_OUT_OF_RANGE,
+           "mesh_create: index UINT32_MAX");
+    check(memcmp(&out, &marker, sizeof out) == 0, "mesh_create wrote *out on failure");
+}
+
+static void update_cases(void) {
+    float pos[3 * NV];
+    uint32_t tri[3 * NT];
+
+    memcpy(pos, g_pos, sizeof pos);
+    for (int i = 0; i < NV; i++) pos[3 * i + 2] = 1.0f; /* a valid lift, spoiled by one bad vertex */
+    EXPECT(trocar_mesh_update_positions(NULL, g_mesh, 0, pos, NV), TROCAR_ERROR_NULL_POINTER,
+           "update_positions: NULL context");
+    EXPECT(trocar_mesh_update_positions(g_ctx, g_mesh, 0, NULL, NV), TROCAR_ERROR_NULL_POINTER,
+           "update_positions: NULL positions");
+    check_untouched("update_positions with NULL");
+    pos[3 * 12 + 0] = NAN;
+    EXPECT(trocar_mesh_update_positions(g_ctx, g_mesh, 0, pos, NV), TROCAR_ERROR_INVALID_ARGUMENT,
+           "update_positions: NaN in vertex 12 of 25");
+    check_untouched("update_positions with NaN");
+    pos[3 * 12 + 0] = INFINITY;
+    EXPECT(trocar_mesh_update_positions(g_ctx, g_mesh, 10, pos + 30, 5), TROCAR_ERROR_INVALID_ARGUMENT,
+           "update_positions: Inf in a sub-range");
+    check_untouched("update_positions with Inf");
+    pos[3 * 12 + 0] = -2e6f;
+    EXPECT(trocar_mesh_update_positions(g_ctx, g_mesh, 0, pos, NV), TROCAR_ERROR_INVALID_ARGUMENT,
+           "update_positions: coordinate beyond TROCAR_MAX_COORDINATE");
+    check_untouched("update_positions with a huge coordinate");
+    pos[3 * 12 + 0] = 2.0f;
+    EXPECT(trocar_mesh_update_positions(g_ctx, g_mesh, NV - 1, pos, 2), TROCAR_ERROR_OUT_OF_RANGE,
+           "update_positions: range one past the end");
+    EXPECT(trocar_mesh_update_positions(g_ctx, g_mesh, NV, pos, 1), TROCAR_ERROR_OUT_OF_RANGE,
+           "update_positions: first == vertex_count");
+    EXPECT(trocar_mesh_update_positions(g_ctx, g_mesh, UINT32_MAX, pos, 2), TROCAR_ERROR_OUT_OF_RANGE,
+           "update_positions: first UINT32_MAX (overflow)");
+    check_untouched("update_positions past the end");
+    /* Not an error: an empty range, even at the end and with no array. */
+    EXPECT(trocar_mesh_update_positions(g_ctx, g_mesh, NV, NULL, 0), TROCAR_OK, "update_positions: empty range");
+    check_untouched("an empty update");
+
+    memcpy(tri, g_tri, sizeof tri);
+    tri[3 * (NT - 1) + 1] = NV;
+    EXPECT(trocar_mesh_set_triangles(g_ctx, g_mesh, tri, NT), TROCAR_ERROR_OUT_OF_RANGE,
+           "set_triangles: index == vertex_count");
+    EXPECT(trocar_mesh_set_triangles(g_ctx, g_mesh, tri, 3), TROCAR_OK,
+           "set_triangles: valid prefix (restored below)");
+    EXPECT(trocar_mesh_set_triangles(g_ctx, g_mesh, g_tri, NT), TROCAR_OK, "set_triangles: restore");
+    EXPECT(trocar_mesh_set_triangles(g_ctx, g_mesh, NULL, NT), TROCAR_ERROR_NULL_POINTER,
+           "set_triangles: NULL indices");
+    EXPECT(trocar_mesh_set_triangles(NULL, g_mesh, g_tri, NT), TROCAR_ERROR_NULL_POINTER,
+           "set_triangles: NULL context");
+    check_untouched("set_triangles rejections");
+
+    {
+        float out[6] = {0};
+        uint32_t n = 0;
+        EXPECT(trocar_mesh_read_positions(g_ctx, g_mesh, NV - 1, out, 2), TROCAR_ERROR_OUT_OF_RANGE,
+               "read_positions: past the end");
+        EXPECT(trocar_mesh_read_positions(g_ctx, g_mesh, 0, NULL, 2), TROCAR_ERROR_NULL_POINTER,
+               "read_positions: NULL out");
+        EXPECT(trocar_mesh_counts(NULL, g_mesh, &n, &n), TROCAR_ERROR_NULL_POINTER, "mesh_counts: NULL context");
+    }
+}
+
+/* A static and a dynamic query with the same tool; both must fail with `want`. */
+static void query_pair(const TrocarTool *tool, const float *new_tip, TrocarStatus want, const char *what) {
+    char label[160];
+    snprintf(label, sizeof label, "query_static: %s", what);
+    EXPECT(trocar_query_static(g_ctx, g_mesh, tool, TROCAR_VOLUME_CAPSULE, g_res), want, label);
+    snprintf(label, sizeof label, "query_dynamic: %s", what);
+    EXPECT(trocar_query_dynamic(g_ctx, g_mesh, tool, new_tip, TROCAR_VOLUME_CAPSULE, g_res), want, label);
+    check_results_kept(what);
+}
+
+static void query_cases(void) {
+    TrocarTool good = base_tool(), t;
+    float tip[3] = {2.9f, 2.2f, -0.3f};
+    const TrocarHit *h;
+    const float *fb;
+    uint32_t n;
+
+    EXPECT(trocar_query_static(NULL, g_mesh, &good, TROCAR_VOLUME_CAPSULE, g_res), TROCAR_ERROR_NULL_POINTER,
+           "query_static: NULL context");
+    EXPECT(trocar_query_static(g_ctx, g_mesh, NULL, TROCAR_VOLUME_CAPSULE, g_res), TROCAR_ERROR_NULL_POINTER,
+           "query_static: NULL tool");
+    EXPECT(trocar_query_static(g_ctx, g_mesh, &good, TROCAR_VOLUME_CAPSULE, NULL), TROCAR_ERROR_NULL_POINTER,
+           "query_static: NULL results");
+    EXPECT(trocar_query_dynamic(g_ctx, g_mesh, &good, NULL, TROCAR_VOLUME_CAPSULE, g_res), TROCAR_ERROR_NULL_POINTER,
+           "query_dynamic: NULL new_tip");
+    EXPECT(trocar_query_dynamic(g_ctx, g_mesh, NULL, tip, TROCAR_VOLUME_CAPSULE, g_res), TROCAR_ERROR_NULL_POINTER,
+           "query_dynamic: NULL tool");
+    EXPECT(trocar_query_dynamic(g_ctx, g_mesh, &good, tip, TROCAR_VOLUME_CAPSULE, NULL), TROCAR_ERROR_NULL_POINTER,
+           "query_dynamic: NULL results");
+    EXPECT(trocar_query_batch(g_ctx, NULL, 2, g_res), TROCAR_ERROR_NULL_POINTER, "query_batch: NULL queries");
+    check_results_kept("NULL query arguments");
+
+    t = good;
+    t.entry[0] = NAN;
+    query_pair(&t, tip, TROCAR_ERROR_INVALID_ARGUMENT, "NaN entry");
+    t = good;
+    t.tip[2] = -INFINITY;
+    query_pair(&t, tip, TROCAR_ERROR_INVALID_ARGUMENT, "-Inf tip");
+    t = good;
+    t.up[1] = NAN;
+    query_pair(&t, tip, TROCAR_ERROR_INVALID_ARGUMENT, "NaN up");
+    t = good;
+    t.radius = 0.0f;
+    query_pair(&t, tip, TROCAR_ERROR_INVALID_ARGUMENT, "zero radius");
+    t.radius = -0.3f;
+    query_pair(&t, tip, TROCAR_ERROR_INVALID_ARGUMENT, "negative radius");
+    t.radius = NAN;
+    query_pair(&t, tip, TROCAR_ERROR_INVALID_ARGUMENT, "NaN radius");
+    t.radius = INFINITY;
+    query_pair(&t, tip, TROCAR_ERROR_INVALID_ARGUMENT, "Inf radius");
+    t = good;
+    t.radius = 2.0f * TROCAR_MAX_COORDINATE;
+    query_pair(&t, tip, TROCAR_ERROR_INVALID_ARGUMENT, "radius beyond TROCAR_MAX_COORDINATE");
+    t = good;
+    t.entry[2] = 1e20f;
+    query_pair(&t, tip, TROCAR_ERROR_INVALID_ARGUMENT, "entry beyond TROCAR_MAX_COORDINATE");
+    t = good;
+    t.tip[0] = -3e38f;
+    query_pair(&t, tip, TROCAR_ERROR_INVALID_ARGUMENT, "tip beyond TROCAR_MAX_COORDINATE");
+    t = good;
+    memcpy(t.tip, t.entry, sizeof t.tip);
+    query_pair(&t, tip, TROCAR_ERROR_INVALID_ARGUMENT, "entry == tip");
+    t = good;
+    memset(t.entry, 0, sizeof t.entry);
+    memset(t.tip, 0, sizeof t.tip);
+    query_pair(&t, tip, TROCAR_ERROR_INVALID_ARGUMENT, "entry == tip at the origin");
+    {
+        float bad_tip[3] = {2.9f, NAN, -0.3f};
+        EXPECT(trocar_query_dynamic(g_ctx, g_mesh, &good, bad_tip, TROCAR_VOLUME_CAPSULE, g_res),
+               TROCAR_ERROR_INVALID_ARGUMENT, "query_dynamic: NaN new_tip");
+        bad_tip[1] = INFINITY;
+        EXPECT(trocar_query_dynamic(g_ctx, g_mesh, &good, bad_tip, TROCAR_VOLUME_FRUSTUM, g_res),
+               TROCAR_ERROR_INVALID_ARGUMENT, "query_dynamic: Inf new_tip (frustum)");
+        bad_tip[1] = 1e7f;
+        EXPECT(trocar_query_dynamic(g_ctx, g_mesh, &good, bad_tip, TROCAR_VOLUME_CAPSULE, g_res),
+               TROCAR_ERROR_INVALID_ARGUMENT, "query_dynamic: new_tip beyond TROCAR_MAX_COORDINATE");
+    }
+    EXPECT(trocar_query_static(g_ctx, g_mesh, &good, 2, g_res), TROCAR_ERROR_INVALID_ARGUMENT,
+           "query_static: unknown volume 2");
+    EXPECT(trocar_query_dynamic(g_ctx, g_mesh, &good, tip, UINT32_MAX, g_res), TROCAR_ERROR_INVALID_ARGUMENT,
+           "query_dynamic: unknown volume UINT32_MAX");
+    check_results_kept("bad tools");
+
+    {
+        /* One bad query spoils the batch, and the message names it. */
+        TrocarQuery q[3];
+        char msg[512];
+        int k;
+        for (k = 0; k < 3; k++) {
+            q[k] = trocar_default_query();
+            q[k].mesh = g_mesh;
+            q[k].tool = good;
+        }
+        q[1].volume = 9;
+        EXPECT(trocar_query_batch(g_ctx, q, 3, g_res), TROCAR_ERROR_INVALID_ARGUMENT,
+               "query_batch: unknown volume in query 1");
+        trocar_last_error_message(msg, sizeof msg);
+        check(strstr(msg, "query 1") != NULL, "batch error message does not name query 1: %s", msg);
+        q[1].volume = TROCAR_VOLUME_CAPSULE;
+        q[2].dynamic = 1;
+        q[2].new_tip[0] = NAN;
+        EXPECT(trocar_query_batch(g_ctx, q, 3, g_res), TROCAR_ERROR_INVALID_ARGUMENT,
+               "query_batch: NaN new_tip in query 2");
+        q[2].new_tip[0] = 0.0f;
+        q[0].tool.radius = -1.0f;
+        EXPECT(trocar_query_batch(g_ctx, q, 3, g_res), TROCAR_ERROR_INVALID_ARGUMENT,
+               "query_batch: negative radius in query 0");
+        check_results_kept("bad batches");
+    }
+
+    /* Query indices past what the last run answered. */
+    h = (const TrocarHit *)&good;
+    fb = (const float *)&good;
+    n = 12345;
+    EXPECT(trocar_results_hits(g_res, 1, &h, &n), TROCAR_ERROR_OUT_OF_RANGE, "results_hits: query_index 1 of 1");
+    EXPECT(trocar_results_feedback(g_res, 1, &fb, &n), TROCAR_ERROR_OUT_OF_RANGE,
+           "results_feedback: query_index 1 of 1");
+    EXPECT(trocar_results_hits(g_res, UINT32_MAX, &h, &n), TROCAR_ERROR_OUT_OF_RANGE,
+           "results_hits: query_index UINT32_MAX");
+    check(h == (const TrocarHit *)&good && fb == (const float *)&good && n == 12345,
+          "results views written on failure");
+    EXPECT(trocar_results_hits(g_res, 0, NULL, &n), TROCAR_ERROR_NULL_POINTER, "results_hits: NULL out_hits");
+    EXPECT(trocar_results_hits(g_res, 0, &h, NULL), TROCAR_ERROR_NULL_POINTER, "results_hits: NULL out_count");
+    EXPECT(trocar_results_hits(NULL, 0, &h, &n), TROCAR_ERROR_NULL_POINTER, "results_hits: NULL results");
+    EXPECT(trocar_results_feedback(g_res, 0, NULL, &n), TROCAR_ERROR_NULL_POINTER, "results_feedback: NULL out_xyz");
+    EXPECT(trocar_results_query_count(g_res, NULL), TROCAR_ERROR_NULL_POINTER, "results_query_count: NULL out");
+    EXPECT(trocar_results_query_count(NULL, &n), TROCAR_ERROR_NULL_POINTER, "results_query_count: NULL results");
+    {
+        TrocarResults *r = NULL;
+        EXPECT(trocar_results_create(g_ctx, NULL), TROCAR_ERROR_NULL_POINTER, "results_create: NULL out");
+        EXPECT(trocar_results_create(NULL, &r), TROCAR_ERROR_NULL_POINTER, "results_create: NULL context");
+        check(r == NULL, "results_create wrote *out on failure");
+    }
+    check_results_kept("bad result reads");
+}
+
+/* Handles: the null id, a destroyed mesh, never-created slots, and ids and results of another context. */
+static void handle_cases(void) {
+    TrocarContextDef def = trocar_default_context_def();
+    TrocarContext *other = NULL;
+    TrocarResults *other_res = NULL;
+    TrocarMeshId other_mesh, gone, null_id, never, zero_index;
+    TrocarTool tool = base_tool();
+    float tip[3] = {2.9f, 2.2f, -0.3f}, out[3];
+    uint32_t n;
+    TrocarQuery q = trocar_default_query();
+
+    memset(&null_id, 0, sizeof null_id);
+    def.backend = TROCAR_BACKEND_CPU;
+    if (!check(trocar_context_create(&def, &other) == TROCAR_OK, "second context") ||
+        !check(trocar_mesh_create(other, g_pos, NV, g_tri, NT, &other_mesh) == TROCAR_OK, "mesh in second context") ||
+        !check(trocar_results_create(other, &other_res) == TROCAR_OK, "results of the second context"))
+        return;
+
+    EXPECT(trocar_query_static(g_ctx, other_mesh, &tool, TROCAR_VOLUME_CAPSULE, g_res), TROCAR_ERROR_INVALID_ARGUMENT,
+           "query_static: mesh of another context");
+    EXPECT(trocar_query_dynamic(g_ctx, other_mesh, &tool, tip, TROCAR_VOLUME_CAPSULE, g_res),
+           TROCAR_ERROR_INVALID_ARGUMENT, "query_dynamic: mesh of another context");
+    EXPECT(trocar_mesh_update_positions(g_ctx, other_mesh, 0, g_pos, NV), TROCAR_ERROR_INVALID_ARGUMENT,
+           "update_positions: mesh of another context");
+    EXPECT(trocar_mesh_set_triangles(g_ctx, other_mesh, g_tri, NT), TROCAR_ERROR_INVALID_ARGUMENT,
+           "set_triangles: mesh of another context");
+    EXPECT(trocar_mesh_counts(g_ctx, other_mesh, &n, &n), TROCAR_ERROR_INVALID_ARGUMENT,
+           "mesh_counts: mesh of another context");
+    EXPECT(trocar_mesh_destroy(g_ctx, other_mesh), TROCAR_ERROR_INVALID_ARGUMENT,
+           "mesh_destroy: mesh of another context");
+    EXPECT(trocar_query_static(g_ctx, g_mesh, &tool, TROCAR_VOLUME_CAPSULE, other_res), TROCAR_ERROR_INVALID_ARGUMENT,
+           "query_static: results of another context");
+    EXPECT(trocar_query_dynamic(g_ctx, g_mesh, &tool, tip, TROCAR_VOLUME_CAPSULE, other_res),
+           TROCAR_ERROR_INVALID_ARGUMENT, "query_dynamic: results of another context");
+    q.mesh = g_mesh;
+    q.tool = tool;
+    EXPECT(trocar_query_batch(g_ctx, &q, 1, other_res), TROCAR_ERROR_INVALID_ARGUMENT,
+           "query_batch: results of another context");
+    /* The other context's own mesh still answers there. */
+    EXPECT(trocar_query_static(other, other_mesh, &tool, TROCAR_VOLUME_CAPSULE, other_res), TROCAR_OK,
+           "query_static: on its own context");
+
+    EXPECT(trocar_query_static(g_ctx, null_id, &tool, TROCAR_VOLUME_CAPSULE, g_res), TROCAR_ERROR_INVALID_ARGUMENT,
+           "query_static: null mesh id");
+    EXPECT(trocar_mesh_update_positions(g_ctx, null_id, 0, g_pos, NV), TROCAR_ERROR_INVALID_ARGUMENT,
+           "update_positions: null mesh id");
+    EXPECT(trocar_mesh_counts(g_ctx, null_id, &n, &n), TROCAR_ERROR_INVALID_ARGUMENT, "mesh_counts: null mesh id");
+    EXPECT(trocar_mesh_destroy(g_ctx, null_id), TROCAR_ERROR_INVALID_ARGUMENT, "mesh_destroy: null mesh id");
+    q.mesh = null_id;
+    EXPECT(trocar_query_batch(g_ctx, &q, 1, g_res), TROCAR_ERROR_INVALID_ARGUMENT, "query_batch: null mesh id");
+
+    never = g_mesh;
+    never.index1 = 1000;
+    EXPECT(trocar_query_static(g_ctx, never, &tool, TROCAR_VOLUME_CAPSULE, g_res), TROCAR_ERROR_INVALID_ARGUMENT,
+           "query_static: never-created slot");
+    /* Not the null id (it has a tag) but no slot either. */
+    zero_index = g_mesh;
+    zero_index.index1 = 0;
+    EXPECT(trocar_query_static(g_ctx, zero_index, &tool, TROCAR_VOLUME_CAPSULE, g_res), TROCAR_ERROR_INVALID_ARGUMENT,
+           "query_static: index1 0 with a context tag");
+
+    if (check(trocar_mesh_create(g_ctx, g_pos, NV, g_tri, NT, &gone) == TROCAR_OK, "mesh to destroy") &&
+        check(trocar_mesh_destroy(g_ctx, gone) == TROCAR_OK, "mesh_destroy")) {
+        EXPECT(trocar_query_static(g_ctx, gone, &tool, TROCAR_VOLUME_CAPSULE, g_res), TROCAR_ERROR_STALE_HANDLE,
+               "query_static: destroyed mesh");
+        EXPECT(trocar_query_dynamic(g_ctx, gone, &tool, tip, TROCAR_VOLUME_FRUSTUM, g_res), TROCAR_ERROR_STALE_HANDLE,
+               "query_dynamic: destroyed mesh");
+        q.mesh = gone;
+        EXPECT(trocar_query_batch(g_ctx, &q, 1, g_res), TROCAR_ERROR_STALE_HANDLE, "query_batch: destroyed mesh");
+        EXPECT(trocar_mesh_update_positions(g_ctx, gone, 0, g_pos, NV), TROCAR_ERROR_STALE_HANDLE,
+               "update_positions: destroyed mesh");
+        EXPECT(trocar_mesh_set_triangles(g_ctx, gone, g_tri, NT), TROCAR_ERROR_STALE_HANDLE,
+               "set_triangles: destroyed mesh");
+        EXPECT(trocar_mesh_counts(g_ctx, gone, &n, &n), TROCAR_ERROR_STALE_HANDLE, "mesh_counts: destroyed mesh");
+        EXPECT(trocar_mesh_read_positions(g_ctx, gone, 0, out, 1), TROCAR_ERROR_STALE_HANDLE,
+               "read_positions: destroyed mesh");
+        EXPECT(trocar_mesh_destroy(g_ctx, gone), TROCAR_ERROR_STALE_HANDLE, "mesh_destroy: twice");
+        {
+            /* Its slot is reused by the next mesh; the old id stays stale. */
+            TrocarMeshId again;
+            if (check(trocar_mesh_create(g_ctx, g_pos, NV, g_tri, NT, &again) == TROCAR_OK, "mesh in a freed slot")) {
+                EXPECT(trocar_mesh_counts(g_ctx, gone, &n, &n), TROCAR_ERROR_STALE_HANDLE,
+                       "mesh_counts: destroyed id after slot reuse");
+                EXPECT(trocar_mesh_destroy(g_ctx, again), TROCAR_OK, "mesh_destroy: the reused slot");
+            }
+        }
+    }
+    check_results_kept("bad handles");
+    check_untouched("bad handles");
+
+    /* Results may outlive their context; they can still be destroyed. */
+    trocar_context_destroy(other);
+    trocar_results_destroy(other_res);
+}
+
+static void message_cases(void) {
+    char small[4] = {'x', 'x', 'x', 'x'}, full[512], zero[1] = {'z'};
+    size_t n, m;
+    static const struct {
+        TrocarStatus status;
+        const char *name;
+    } names[] = {
+        {TROCAR_OK, "TROCAR_OK"},
+        {TROCAR_ERROR_NULL_POINTER, "TROCAR_ERROR_NULL_POINTER"},
+        {TROCAR_ERROR_INVALID_ARGUMENT, "TROCAR_ERROR_INVALID_ARGUMENT"},
+        {TROCAR_ERROR_OUT_OF_RANGE, "TROCAR_ERROR_OUT_OF_RANGE"},
+        {TROCAR_ERROR_STALE_HANDLE, "TROCAR_ERROR_STALE_HANDLE"},
+        {TROCAR_ERROR_BACKEND_UNAVAILABLE, "TROCAR_ERROR_BACKEND_UNAVAILABLE"},
+        {TROCAR_ERROR_DEVICE_LOST, "TROCAR_ERROR_DEVICE_LOST"},
+        {TROCAR_ERROR_OUT_OF_MEMORY, "TROCAR_ERROR_OUT_OF_MEMORY"},
+        {TROCAR_ERROR_PANIC, "TROCAR_ERROR_PANIC"},
+        {9, "TROCAR_STATUS_UNKNOWN"},
+        {999, "TROCAR_STATUS_UNKNOWN"},
+        {UINT32_MAX, "TROCAR_STATUS_UNKNOWN"},
+    };
+    unsigned k;
+
+    EXPECT(trocar_context_create(NULL, NULL), TROCAR_ERROR_NULL_POINTER, "context_create: NULL def and out");
+    n = trocar_last_error_message(full, sizeof full);
+    m = trocar_last_error_message(small, sizeof small);
+    check(m == n && n > 3, "last_error_message(buf, 4) returned %zu, full length %zu", m, n);
+    check(small[3] == '\0' && strncmp(small, full, 3) == 0, "last_error_message(buf, 4) gave \"%.4s\" for \"%s\"",
+          small, full);
+    check(trocar_last_error_message(NULL, 0) == n, "last_error_message(NULL, 0) is not the length");
+    check(trocar_last_error_message(zero, 0) == n && zero[0] == 'z', "last_error_message(buf, 0) wrote to buf");
+    check(trocar_last_error_message(zero, 1) == n && zero[0] == '\0', "last_error_message(buf, 1) not terminated");
+    printf("ok    last_error_message: \"%s\" (%zu bytes), 4-byte buffer \"%s\"\n", full, n, small);
+
+    for (k = 0; k < sizeof names / sizeof names[0]; k++) {
+        const char *got = trocar_status_name(names[k].status);
+        check(got != NULL && strcmp(got, names[k].name) == 0, "status_name(%u) = %s, expected %s",
+              (unsigned)names[k].status, got ? got : "(null)", names[k].name);
+    }
+    printf("ok    status_name(999) = %s\n", trocar_status_name(999));
+}
+
+int main(void) {
+    TrocarContextDef def = trocar_default_context_def();
+
+    make_grid(g_pos, g_tri);
+    def.backend = TROCAR_BACKEND_CPU;
+    if (trocar_context_create(&def, &g_ctx) != TROCAR_OK || trocar_results_create(g_ctx, &g_res) != TROCAR_OK ||
+        trocar_mesh_create(g_ctx, g_pos, NV, g_tri, NT, &g_mesh) != TROCAR_OK) {
+        char msg[512];
+        trocar_last_error_message(msg, sizeof msg);
+        printf("bad_input: setup failed: %s\n", msg);
+        return 1;
+    }
+    if (!check(baseline(g_base_static, &g_base_static_n, g_base_dynamic, &g_base_dynamic_n), "baseline queries") ||
+        !check(g_base_static_n > 0 && g_base_dynamic_n > g_base_static_n,
+               "baseline: %u static and %u dynamic hits, expected some and more", g_base_static_n, g_base_dynamic_n))
+        return 1;
+    printf("bad_input: baseline %u static, %u dynamic hits on a %d-triangle grid\n", g_base_static_n,
+           g_base_dynamic_n, NT);
+
+    context_cases();
+    mesh_create_cases();
+    update_cases();
+    query_cases();
+    handle_cases();
+    message_cases();
+    check_untouched("everything");
+
+    trocar_results_destroy(g_res);
+    trocar_context_destroy(g_ctx);
+    if (g_failures) {
+        printf("bad_input: %u of %u checks FAILED\n", g_failures, g_checks);
+        return 1;
+    }
+    printf("bad_input: %u checks passed\n", g_checks);
+    return 0;
+}
