@@ -178,6 +178,7 @@ mod tests {
             m.update_positions(0, &[[0.0; 3], [f32::NAN, 0.0, 0.0]])
                 .is_err()
         );
+        assert!(m.update_positions(0, &[[0.0, 2e6, 0.0]]).is_err());
         assert!(m.set_triangles(&[[0, 1, 4]]).is_err());
         assert_eq!(m, before);
         m.update_positions(2, &[[5.0, 5.0, 5.0]]).unwrap();
