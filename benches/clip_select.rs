@@ -26,6 +26,7 @@ use parry3d::shape::{Segment, Shape, TriMesh, Triangle};
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+use trocar::backend::cpu::PARALLEL_MIN_TRIANGLES;
 use trocar::geometry::closest::{segment_triangle, triangle_triangle};
 use trocar::{BackendKind, Context, ContextDef, MeshId, Results, Tool, VolumeKind};
 
@@ -224,7 +225,10 @@ impl Soa {
             }
         }
         let isum = acc.iter().fold(rest, |s, &x| s.wrapping_add(x));
-        (sum_f32(&self.xs) + sum_f32(&self.ys) + sum_f32(&self.zs), isum)
+        (
+            sum_f32(&self.xs) + sum_f32(&self.ys) + sum_f32(&self.zs),
+            isum,
+        )
     }
 }
 
@@ -314,7 +318,12 @@ fn trocar_hits(
         ctx.query_static(mesh, &tool, volume, results)
     }
     .expect("query");
-    results.hits(0).unwrap().iter().map(|h| h.triangle).collect()
+    results
+        .hits(0)
+        .unwrap()
+        .iter()
+        .map(|h| h.triangle)
+        .collect()
 }
 
 /// Compares trocar's capsule hits with brute force and parry on the undeformed mesh; returns a summary line
@@ -412,7 +421,10 @@ fn bench_mesh(
     let mut results = ctx.create_results();
     let mut soa = Soa::new(positions, triangles);
     let prebuilt = TriMesh::new(
-        positions.iter().map(|p| Point::new(p[0], p[1], p[2])).collect(),
+        positions
+            .iter()
+            .map(|p| Point::new(p[0], p[1], p[2]))
+            .collect(),
         triangles.to_vec(),
     )
     .expect("parry TriMesh");
@@ -501,7 +513,10 @@ fn bench_mesh(
             wave.positions(phase(i), &mut deformed);
             let swept = Swept::of(pose(i), dynamic);
             let t0 = Instant::now();
-            let vertices = deformed.iter().map(|p| Point::new(p[0], p[1], p[2])).collect();
+            let vertices = deformed
+                .iter()
+                .map(|p| Point::new(p[0], p[1], p[2]))
+                .collect();
             let mesh = TriMesh::new(vertices, triangles.to_vec()).expect("parry TriMesh");
             let t1 = Instant::now();
             parry_select(
@@ -596,13 +611,7 @@ fn bench_mesh(
             }
         });
         let kind = if dynamic { "dynamic" } else { "static" };
-        push(
-            format!("parry prebuilt (rigid) {kind} capsule"),
-            1,
-            q,
-            t,
-            h,
-        );
+        push(format!("parry prebuilt (rigid) {kind} capsule"), 1, q, t, h);
     }
     drop(prebuilt);
 
@@ -681,7 +690,9 @@ fn machine() -> String {
         .filter(|l| l.starts_with("processor"))
         .count();
     let available = std::thread::available_parallelism().map_or(1, |n| n.get());
-    format!("{model}, {logical} logical cores in /proc/cpuinfo, {available} available to this process")
+    format!(
+        "{model}, {logical} logical cores in /proc/cpuinfo, {available} available to this process"
+    )
 }
 
 fn main() {
@@ -734,7 +745,7 @@ fn main() {
             &poses,
             &label,
             quick,
-            level == last,
+            t.len() >= PARALLEL_MIN_TRIANGLES,
             &mut rows,
             &mut checks,
             &mut warnings,
@@ -746,8 +757,9 @@ fn main() {
     println!();
     println!("machine: {}", machine());
     println!(
-        "trocar CPU contexts: cpu_threads = 0 ({}); also cpu_threads = 1 on the largest mesh. parry, brute force \
-         and the floor run on 1 thread.",
+        "trocar CPU contexts: cpu_threads = 0 ({}); also cpu_threads = 1 on meshes of {PARALLEL_MIN_TRIANGLES} \
+         triangles or more (smaller ones run on the calling thread anyway). parry, brute force and the floor run \
+         on 1 thread.",
         probe.device_name()
     );
     println!(
@@ -817,11 +829,22 @@ fn main() {
             continue;
         };
         let mut line = format!("  {} tris:", format_count(n));
-        let mut ratio = |what: &str, other: Option<&Row>, other_total: bool, ours: &Row, total: bool| {
-            let Some(o) = other else { return };
-            let pick = |r: &Row, t: bool| if t { r.total.map_or(f64::NAN, |x| x.0) } else { r.query.0 };
-            let _ = write!(line, " {what} {:.1}x;", pick(o, other_total) / pick(ours, total));
-        };
+        let mut ratio =
+            |what: &str, other: Option<&Row>, other_total: bool, ours: &Row, total: bool| {
+                let Some(o) = other else { return };
+                let pick = |r: &Row, t: bool| {
+                    if t {
+                        r.total.map_or(f64::NAN, |x| x.0)
+                    } else {
+                        r.query.0
+                    }
+                };
+                let _ = write!(
+                    line,
+                    " {what} {:.1}x;",
+                    pick(o, other_total) / pick(ours, total)
+                );
+            };
         ratio(
             "parry rebuild+query / trocar update+query (static)",
             find(n, "parry TriMesh rebuild + static capsule", None),
@@ -871,6 +894,20 @@ fn main() {
             dc,
             false,
         );
+        if threads > 1 {
+            for (what, m) in [
+                (
+                    "speedup of 2 threads over 1 (static)",
+                    "trocar static capsule",
+                ),
+                ("(dynamic)", "trocar dynamic capsule"),
+            ] {
+                if let Some(one) = find(n, m, Some(1)) {
+                    let many = find(n, m, Some(threads)).unwrap();
+                    let _ = write!(line, " {what} {:.2}x;", one.query.0 / many.query.0);
+                }
+            }
+        }
         line.pop();
         println!("{line}");
     }
@@ -891,8 +928,5 @@ fn main() {
         }
     }
     println!();
-    println!(
-        "total bench time: {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
+    println!("total bench time: {:.1} s", started.elapsed().as_secs_f64());
 }

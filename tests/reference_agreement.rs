@@ -106,7 +106,7 @@ fn closest_points_agree_with_the_exact_reference() {
 #[test]
 fn parallel_and_sequential_cpu_give_identical_answers() {
     let mut rng = Rng(3);
-    let (p, t) = soup(&mut rng, 90_000);
+    let (p, t) = soup(&mut rng, 140_000);
     let one = common::cpu_context(1);
     let two = common::cpu_context(2);
     let (m1, m2) = (

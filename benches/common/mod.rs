@@ -10,9 +10,15 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::PathBuf;
 
-/// The liver mesh shipped with the project data (2,194 vertices, 4,384 triangles, centimetres).
+/// The liver mesh shipped with the project data (2,194 vertices, 4,384 triangles, centimetres), or the OBJ
+/// file named by `TROCAR_LIVER_OBJ`.
 pub fn liver_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/meshes/liver-smooth.obj")
+    match std::env::var_os("TROCAR_LIVER_OBJ") {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/meshes/liver-smooth.obj")
+        }
+    }
 }
 
 /// A multiply-shift hasher for the `u64` edge keys of [`subdivide`] (SipHash would dominate the split).
@@ -29,7 +35,9 @@ impl Hasher for EdgeHasher {
         }
     }
     fn write_u64(&mut self, k: u64) {
-        self.0 = (k ^ (k >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9).rotate_left(31);
+        self.0 = (k ^ (k >> 29))
+            .wrapping_mul(0xBF58_476D_1CE4_E5B9)
+            .rotate_left(31);
     }
 }
 
@@ -86,7 +94,12 @@ pub fn bounds(positions: &[[f32; 3]]) -> (Vec3, Vec3) {
 }
 
 /// Parameters `t > 0` at which the ray `origin + t * dir` crosses the mesh, sorted (Möller–Trumbore, brute force).
-pub fn ray_hits(positions: &[[f32; 3]], triangles: &[[u32; 3]], origin: Vec3, dir: Vec3) -> Vec<f32> {
+pub fn ray_hits(
+    positions: &[[f32; 3]],
+    triangles: &[[u32; 3]],
+    origin: Vec3,
+    dir: Vec3,
+) -> Vec<f32> {
     let mut hits = Vec::new();
     for t in triangles {
         let [a, b, c] = t.map(|i| Vec3::from(positions[i as usize]));

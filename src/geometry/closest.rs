@@ -18,6 +18,7 @@ pub struct Closest {
 }
 
 /// Closest points of segments `[p1,q1]` and `[p2,q2]`: `(point on first, point on second)`.
+#[inline]
 pub fn segment_segment(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (Vec3, Vec3) {
     let d1 = q1 - p1;
     let d2 = q2 - p2;
@@ -57,61 +58,106 @@ pub fn segment_segment(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (Vec3, Vec3) {
     (p1 + d1 * s, p2 + d2 * t)
 }
 
-/// Closest point to `p` on a non-degenerate triangle `abc` (Ericson's Voronoi-region walk).
-fn point_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Vec3 {
-    let ab = b - a;
-    let ac = c - a;
-    let ap = p - a;
-    let d1 = ab.dot(ap);
-    let d2 = ac.dot(ap);
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return a;
-    }
-    let bp = p - b;
-    let d3 = ab.dot(bp);
-    let d4 = ac.dot(bp);
-    if d3 >= 0.0 && d4 <= d3 {
-        return b;
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return a + ab * (d1 / (d1 - d3));
-    }
-    let cp = p - c;
-    let d5 = ab.dot(cp);
-    let d6 = ac.dot(cp);
-    if d6 >= 0.0 && d5 <= d6 {
-        return c;
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return a + ac * (d2 / (d2 - d6));
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
-    }
-    let denom = 1.0 / (va + vb + vc);
-    a + ab * (vb * denom) + ac * (vc * denom)
+/// A triangle with what every closest-point test against it needs, computed once.
+#[derive(Clone, Copy, Debug)]
+pub struct PreparedTriangle {
+    a: Vec3,
+    b: Vec3,
+    c: Vec3,
+    ab: Vec3,
+    ac: Vec3,
+    /// Unnormalized normal `ab × ac`.
+    n: Vec3,
+    /// False for collinear or coincident vertices, where the normal means nothing.
+    proper: bool,
 }
 
-/// True when the triangle is too thin for its normal to mean anything (collinear or coincident vertices).
-fn is_degenerate(a: Vec3, b: Vec3, c: Vec3) -> bool {
-    let n = (b - a).cross(c - a);
-    let scale = (b - a)
-        .length_squared()
-        .max((c - a).length_squared())
-        .max((c - b).length_squared());
-    n.length_squared() <= 1e-12 * scale * scale
+impl PreparedTriangle {
+    /// Prepares `[a, b, c]`.
+    #[inline]
+    pub fn new([a, b, c]: [Vec3; 3]) -> Self {
+        let ab = b - a;
+        let ac = c - a;
+        let n = ab.cross(ac);
+        let scale = ab
+            .length_squared()
+            .max(ac.length_squared())
+            .max((c - b).length_squared());
+        Self {
+            a,
+            b,
+            c,
+            ab,
+            ac,
+            n,
+            proper: n.length_squared() > 1e-12 * scale * scale,
+        }
+    }
+
+    /// The corners.
+    #[inline]
+    pub fn corners(&self) -> [Vec3; 3] {
+        [self.a, self.b, self.c]
+    }
+
+    /// The unnormalized normal `(b - a) × (c - a)`.
+    #[inline]
+    pub fn normal(&self) -> Vec3 {
+        self.n
+    }
+
+    /// Closest point to `p` on the (proper) triangle, and whether it lies inside the face rather than on the
+    /// boundary (Ericson's Voronoi-region walk).
+    #[inline]
+    fn closest_to_point(&self, p: Vec3) -> (Vec3, bool) {
+        let (a, b, c, ab, ac) = (self.a, self.b, self.c, self.ab, self.ac);
+        let ap = p - a;
+        let d1 = ab.dot(ap);
+        let d2 = ac.dot(ap);
+        if d1 <= 0.0 && d2 <= 0.0 {
+            return (a, false);
+        }
+        let bp = p - b;
+        let d3 = ab.dot(bp);
+        let d4 = ac.dot(bp);
+        if d3 >= 0.0 && d4 <= d3 {
+            return (b, false);
+        }
+        let vc = d1 * d4 - d3 * d2;
+        if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+            return (a + ab * (d1 / (d1 - d3)), false);
+        }
+        let cp = p - c;
+        let d5 = ab.dot(cp);
+        let d6 = ac.dot(cp);
+        if d6 >= 0.0 && d5 <= d6 {
+            return (c, false);
+        }
+        let vb = d5 * d2 - d1 * d6;
+        if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+            return (a + ac * (d2 / (d2 - d6)), false);
+        }
+        let va = d3 * d6 - d5 * d4;
+        if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+            return (b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))), false);
+        }
+        let denom = 1.0 / (va + vb + vc);
+        (a + ab * (vb * denom) + ac * (vc * denom), true)
+    }
 }
 
 /// Closest points between segment `[p, q]` (the tool side) and triangle `tri` (the mesh side).
 pub fn segment_triangle(p: Vec3, q: Vec3, tri: [Vec3; 3]) -> Closest {
-    let [a, b, c] = tri;
+    segment_prepared(p, q, &PreparedTriangle::new(tri))
+}
+
+/// [`segment_triangle`] against a prepared triangle.
+#[inline]
+pub fn segment_prepared(p: Vec3, q: Vec3, t: &PreparedTriangle) -> Closest {
     let mut best = Closest {
         distance: f32::INFINITY,
         on_tool: p,
-        on_mesh: a,
+        on_mesh: t.a,
     };
     let mut consider = |on_tool: Vec3, on_mesh: Vec3| {
         let d = (on_tool - on_mesh).length_squared();
@@ -123,17 +169,18 @@ pub fn segment_triangle(p: Vec3, q: Vec3, tri: [Vec3; 3]) -> Closest {
             };
         }
     };
-    if !is_degenerate(a, b, c) {
-        let n = (b - a).cross(c - a);
-        let dp = n.dot(p - a);
-        let dq = n.dot(q - a);
+    let mut edges_needed = true;
+    if t.proper {
+        let n = t.n;
+        let dp = n.dot(p - t.a);
+        let dq = n.dot(q - t.a);
         // The segment pierces the triangle's plane: distance 0 if the piercing point is inside.
         if (dp <= 0.0 && dq >= 0.0) || (dp >= 0.0 && dq <= 0.0) {
-            let t = if dp == dq { 0.0 } else { dp / (dp - dq) };
-            let x = p + (q - p) * t;
-            let inside = n.dot((b - a).cross(x - a)) >= 0.0
-                && n.dot((c - b).cross(x - b)) >= 0.0
-                && n.dot((a - c).cross(x - c)) >= 0.0;
+            let s = if dp == dq { 0.0 } else { dp / (dp - dq) };
+            let x = p + (q - p) * s;
+            let inside = n.dot(t.ab.cross(x - t.a)) >= 0.0
+                && n.dot((t.c - t.b).cross(x - t.b)) >= 0.0
+                && n.dot((t.a - t.c).cross(x - t.c)) >= 0.0;
             if inside {
                 return Closest {
                     distance: 0.0,
@@ -142,12 +189,19 @@ pub fn segment_triangle(p: Vec3, q: Vec3, tri: [Vec3; 3]) -> Closest {
                 };
             }
         }
-        consider(p, point_triangle(p, a, b, c));
-        consider(q, point_triangle(q, a, b, c));
+        let (cp, p_in_face) = t.closest_to_point(p);
+        let (cq, q_in_face) = t.closest_to_point(q);
+        consider(p, cp);
+        consider(q, cq);
+        // Both ends above the face (and no crossing): every point of the segment projects into the face and
+        // its distance to the plane is linear along it, so an end point is closest; the edges cannot win.
+        edges_needed = !(p_in_face && q_in_face);
     }
-    for (e0, e1) in [(a, b), (b, c), (c, a)] {
-        let (on_tool, on_mesh) = segment_segment(p, q, e0, e1);
-        consider(on_tool, on_mesh);
+    if edges_needed {
+        for (e0, e1) in [(t.a, t.b), (t.b, t.c), (t.c, t.a)] {
+            let (on_tool, on_mesh) = segment_segment(p, q, e0, e1);
+            consider(on_tool, on_mesh);
+        }
     }
     best.distance = best.distance.sqrt();
     best
@@ -158,17 +212,27 @@ pub fn segment_triangle(p: Vec3, q: Vec3, tri: [Vec3; 3]) -> Closest {
 /// When two triangles are apart, one of the closest points lies on an edge; when they intersect, an edge of one
 /// pierces the other. Either way the minimum over the six edge-vs-triangle distances is the answer.
 pub fn triangle_triangle(tool: [Vec3; 3], mesh: [Vec3; 3]) -> Closest {
+    triangle_prepared(&PreparedTriangle::new(tool), &PreparedTriangle::new(mesh))
+}
+
+/// [`triangle_triangle`] on prepared triangles (the swept triangle is prepared once per query).
+#[inline]
+pub fn triangle_prepared(tool: &PreparedTriangle, mesh: &PreparedTriangle) -> Closest {
+    let (tc, mc) = (tool.corners(), mesh.corners());
     let mut best = Closest {
         distance: f32::INFINITY,
-        on_tool: tool[0],
-        on_mesh: mesh[0],
+        on_tool: tc[0],
+        on_mesh: mc[0],
     };
     for i in 0..3 {
-        let c = segment_triangle(tool[i], tool[(i + 1) % 3], mesh);
+        let c = segment_prepared(tc[i], tc[(i + 1) % 3], mesh);
         if c.distance < best.distance {
             best = c;
         }
-        let c = segment_triangle(mesh[i], mesh[(i + 1) % 3], tool);
+        if best.distance == 0.0 {
+            break;
+        }
+        let c = segment_prepared(mc[i], mc[(i + 1) % 3], tool);
         if c.distance < best.distance {
             best = Closest {
                 distance: c.distance,

@@ -7,23 +7,30 @@ use glam::Vec3;
 pub const MAX_POLYGON_VERTICES: usize = 3 + 8;
 
 /// A convex polygon of at most [`MAX_POLYGON_VERTICES`] vertices, on the stack.
+///
+/// Two buffers: each clipping plane reads one and writes the other, so no step copies the polygon back.
 #[derive(Clone, Copy, Debug)]
 pub struct FeedbackPolygon {
-    vertices: [Vec3; MAX_POLYGON_VERTICES],
+    buffers: [[Vec3; MAX_POLYGON_VERTICES]; 2],
+    current: usize,
     len: usize,
 }
 
 impl FeedbackPolygon {
     /// The unclipped triangle.
     pub fn triangle(a: Vec3, b: Vec3, c: Vec3) -> Self {
-        let mut vertices = [Vec3::ZERO; MAX_POLYGON_VERTICES];
-        vertices[..3].copy_from_slice(&[a, b, c]);
-        Self { vertices, len: 3 }
+        let mut buffers = [[Vec3::ZERO; MAX_POLYGON_VERTICES]; 2];
+        buffers[0][..3].copy_from_slice(&[a, b, c]);
+        Self {
+            buffers,
+            current: 0,
+            len: 3,
+        }
     }
 
     /// The polygon's vertices, in order.
     pub fn vertices(&self) -> &[Vec3] {
-        &self.vertices[..self.len]
+        &self.buffers[self.current][..self.len]
     }
 
     /// True when nothing survived clipping.
@@ -48,29 +55,45 @@ impl FeedbackPolygon {
     }
 
     /// One Sutherland–Hodgman step: keeps the part where `signed(p) >= 0`.
+    #[inline]
     fn clip_plane(&mut self, signed: impl Fn(Vec3) -> f32) {
-        let mut out = [Vec3::ZERO; MAX_POLYGON_VERTICES];
-        let mut n = 0;
         let len = self.len;
+        let [first, second] = &mut self.buffers;
+        let (src, dst) = if self.current == 0 {
+            (&*first, second)
+        } else {
+            (&*second, first)
+        };
+        let mut d = [0.0f32; MAX_POLYGON_VERTICES];
+        let mut inside = 0;
+        for (di, &v) in d.iter_mut().zip(&src[..len]) {
+            *di = signed(v);
+            inside += usize::from(*di >= 0.0);
+        }
+        // The outcodes name planes some *triangle* vertex violates; earlier planes may have cut those away.
+        if inside == len {
+            return;
+        }
+        if inside == 0 {
+            self.len = 0;
+            return;
+        }
+        let mut n = 0;
         for i in 0..len {
-            let a = self.vertices[i];
-            let b = self.vertices[(i + 1) % len];
-            let (da, db) = (signed(a), signed(b));
+            let j = if i + 1 == len { 0 } else { i + 1 };
+            let (a, b, da, db) = (src[i], src[j], d[i], d[j]);
             if da >= 0.0 {
-                out[n] = a;
+                dst[n] = a;
                 n += 1;
             }
-            if (da >= 0.0) != (db >= 0.0) {
+            if (da >= 0.0) != (db >= 0.0) && n < MAX_POLYGON_VERTICES {
                 // The crossing is computed from the inside vertex so it never leaves the volume by rounding more
                 // than the plane's own rounding.
-                out[n] = a + (b - a) * (da / (da - db));
+                dst[n] = a + (b - a) * (da / (da - db));
                 n += 1;
             }
-            if n == MAX_POLYGON_VERTICES {
-                break;
-            }
         }
-        self.vertices = out;
+        self.current ^= 1;
         self.len = n;
     }
 

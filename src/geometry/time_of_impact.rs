@@ -5,7 +5,7 @@
 //! advancement steps by `gap / |PP'|`, which can never step over the first contact: the answer is a lower
 //! bound of the true time of impact, tight to [`CONTACT_TOLERANCE`] of the radius.
 
-use super::closest::segment_triangle;
+use super::closest::{PreparedTriangle, segment_prepared};
 use glam::Vec3;
 
 /// Relative gap (of the radius) at which the tool counts as touching.
@@ -19,11 +19,22 @@ const MAX_STEPS: usize = 1_000;
 /// Callers only ask for triangles the swept volume touches; if rounding lets the advancement pass `t = 1`,
 /// the answer is `1`.
 pub fn time_of_impact(entry: Vec3, tip: Vec3, new_tip: Vec3, radius: f32, tri: [Vec3; 3]) -> f32 {
+    time_of_impact_prepared(entry, tip, new_tip, radius, &PreparedTriangle::new(tri))
+}
+
+/// [`time_of_impact`] against a prepared triangle.
+pub fn time_of_impact_prepared(
+    entry: Vec3,
+    tip: Vec3,
+    new_tip: Vec3,
+    radius: f32,
+    tri: &PreparedTriangle,
+) -> f32 {
     let speed = (new_tip - tip).length();
     let tolerance = CONTACT_TOLERANCE * radius;
     let mut t = 0.0f32;
     for _ in 0..MAX_STEPS {
-        let gap = segment_triangle(entry, tip.lerp(new_tip, t), tri).distance - radius;
+        let gap = segment_prepared(entry, tip.lerp(new_tip, t), tri).distance - radius;
         if gap <= tolerance || speed == 0.0 {
             return t;
         }
@@ -38,6 +49,8 @@ pub fn time_of_impact(entry: Vec3, tip: Vec3, new_tip: Vec3, radius: f32, tri: [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::geometry::closest::segment_triangle;
 
     #[test]
     fn tip_sweeping_through_a_flap() {

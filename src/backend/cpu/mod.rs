@@ -15,8 +15,9 @@ use crate::mesh_store::MeshTable;
 use crate::results::QueryOutput;
 use rayon::prelude::*;
 
-/// Meshes with fewer triangles than this are answered on the calling thread.
-pub const PARALLEL_MIN_TRIANGLES: usize = 65_536;
+/// Meshes with fewer triangles than this are answered on the calling thread: on the 2-core benchmark machine
+/// two threads lost at 70k triangles (the fork-join and the merge cost more than they save) and won from 280k.
+pub const PARALLEL_MIN_TRIANGLES: usize = 131_072;
 /// Triangles per parallel work item.
 const TRIANGLE_CHUNK: usize = 32_768;
 /// Vertices per parallel work item of the outcode pass.
@@ -129,13 +130,15 @@ fn run_query(
 ) {
     let (xs, ys, zs) = mesh.coordinates();
     let volume = &q.volume;
-    scratch.outcodes.resize(mesh.vertex_count(), 0);
-    let outcodes = &mut scratch.outcodes[..];
+    scratch
+        .outcodes
+        .resize(select::outcode_buffer_len(mesh.vertex_count()), 0);
+    let outcodes = &mut scratch.outcodes[..mesh.vertex_count()];
     let triangles = mesh.triangles();
     let pool = pool.filter(|_| triangles.len() >= PARALLEL_MIN_TRIANGLES);
     let Some(pool) = pool else {
         volume.clip.outcodes(xs, ys, zs, outcodes);
-        select::select_range(mesh, triangles, 0, outcodes, volume, out);
+        select::select_range(mesh, triangles, 0, &scratch.outcodes, volume, out);
         return;
     };
 

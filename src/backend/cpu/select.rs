@@ -1,7 +1,7 @@
 //! Pass 2 of the CPU clip-select: per triangle, trivial reject / accept / clip, then the contact data.
 
-use crate::geometry::closest::{Closest, segment_triangle, triangle_triangle};
-use crate::geometry::time_of_impact::time_of_impact;
+use crate::geometry::closest::{Closest, PreparedTriangle, segment_prepared, triangle_prepared};
+use crate::geometry::time_of_impact::time_of_impact_prepared;
 use crate::geometry::{FeedbackPolygon, SweptShape, ToolVolume, VolumeKind};
 use crate::mesh::Mesh;
 use crate::query::Hit;
@@ -9,6 +9,10 @@ use crate::results::QueryOutput;
 use glam::Vec3;
 
 /// Tests `triangles` (whose first index in the mesh is `base`) and appends the hits to `out`.
+///
+/// `outcodes` has a power-of-two length covering every vertex (see [`outcode_buffer_len`]), so indexing it
+/// with `i & mask` needs no bounds check: mesh indices were validated at upload, the mask only convinces the
+/// compiler.
 pub(super) fn select_range(
     mesh: &Mesh,
     triangles: &[[u32; 3]],
@@ -17,25 +21,46 @@ pub(super) fn select_range(
     volume: &ToolVolume,
     out: &mut QueryOutput,
 ) {
+    debug_assert!(outcodes.len().is_power_of_two() && outcodes.len() >= mesh.vertex_count());
+    // The swept triangle is the same for every mesh triangle: prepare it once.
+    let swept = match volume.shape {
+        SweptShape::Triangle(a, b, c) => Some(PreparedTriangle::new([a, b, c])),
+        SweptShape::Segment(..) => None,
+    };
+    let mask = outcodes.len() - 1;
+    // Length mask + 1, so `i & mask` is provably in bounds.
+    let outcodes = &outcodes[..=mask];
+    let code = |i: u32| outcodes[i as usize & mask];
     for (k, t) in triangles.iter().enumerate() {
-        let (a, b, c) = (
-            outcodes[t[0] as usize],
-            outcodes[t[1] as usize],
-            outcodes[t[2] as usize],
-        );
+        let (a, b, c) = (code(t[0]), code(t[1]), code(t[2]));
         // All three vertices beyond one plane: GL's trivial reject.
         if a & b & c == 0 {
-            evaluate(mesh, base + k, a | b | c, volume, out);
+            evaluate(mesh, base + k, a | b | c, volume, swept.as_ref(), out);
         }
     }
 }
 
+/// Length of the outcode buffer for `vertex_count` vertices: the next power of two (see [`select_range`]).
+pub(super) fn outcode_buffer_len(vertex_count: usize) -> usize {
+    vertex_count.max(1).next_power_of_two()
+}
+
 /// Decides whether one surviving triangle is hit and, if so, appends its record and feedback polygon.
-fn evaluate(mesh: &Mesh, triangle: usize, planes: u8, volume: &ToolVolume, out: &mut QueryOutput) {
+fn evaluate(
+    mesh: &Mesh,
+    triangle: usize,
+    planes: u8,
+    volume: &ToolVolume,
+    swept: Option<&PreparedTriangle>,
+    out: &mut QueryOutput,
+) {
     let tri = mesh.corners(triangle);
-    let closest = |shape: SweptShape| match shape {
-        SweptShape::Segment(a, b) => segment_triangle(a, b, tri),
-        SweptShape::Triangle(a, b, c) => triangle_triangle([a, b, c], tri),
+    let prepared = PreparedTriangle::new(tri);
+    let closest = |shape: SweptShape| match (shape, swept) {
+        (SweptShape::Triangle(..), Some(s)) => triangle_prepared(s, &prepared),
+        (SweptShape::Segment(a, b), _) | (SweptShape::Triangle(a, b, _), None) => {
+            segment_prepared(a, b, &prepared)
+        }
     };
     let mut polygon = FeedbackPolygon::triangle(tri[0], tri[1], tri[2]);
     let contact = match volume.kind {
@@ -64,7 +89,7 @@ fn evaluate(mesh: &Mesh, triangle: usize, planes: u8, volume: &ToolVolume, out: 
     };
     let time_of_impact = match (volume.shape, volume.motion) {
         (SweptShape::Triangle(entry, ..), Some((tip, new_tip))) => {
-            time_of_impact(entry, tip, new_tip, volume.radius, tri)
+            time_of_impact_prepared(entry, tip, new_tip, volume.radius, &prepared)
         }
         _ => 0.0,
     };
@@ -78,7 +103,7 @@ fn evaluate(mesh: &Mesh, triangle: usize, planes: u8, volume: &ToolVolume, out: 
         distance: contact.distance,
         point_on_mesh: contact.on_mesh.to_array(),
         point_on_tool: contact.on_tool.to_array(),
-        normal: contact_normal(&contact, tri, volume).to_array(),
+        normal: contact_normal(&contact, prepared.normal(), volume).to_array(),
         time_of_impact,
         feedback_first,
         feedback_count: polygon.vertices().len() as u32,
@@ -90,7 +115,7 @@ fn evaluate(mesh: &Mesh, triangle: usize, planes: u8, volume: &ToolVolume, out: 
 /// Apart: from the tool's closest point to the mesh's. Touching or pierced (distance ~0, no direction between
 /// the points): the triangle's normal, turned the way the tool pushes — along the motion for dynamic queries,
 /// along the tool axis for static ones — which is where an indenting tool drives the tissue.
-fn contact_normal(c: &Closest, tri: [Vec3; 3], volume: &ToolVolume) -> Vec3 {
+fn contact_normal(c: &Closest, face_normal: Vec3, volume: &ToolVolume) -> Vec3 {
     if c.distance > 1e-6 * volume.radius {
         return (c.on_mesh - c.on_tool) / c.distance;
     }
@@ -101,7 +126,7 @@ fn contact_normal(c: &Closest, tri: [Vec3; 3], volume: &ToolVolume) -> Vec3 {
         }
     }
     .normalize();
-    let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
+    let n = face_normal;
     if n.length_squared() <= f32::MIN_POSITIVE {
         return push;
     }
