@@ -40,7 +40,7 @@ step "cargo clippy -D warnings"
 cargo clippy --all-targets -- -D warnings
 
 step "cargo test (release: the reference comparisons are heavy in debug)"
-cargo test --release
+cargo test --release --lib --tests
 
 step "C/C++ examples under ctest"
 cargo build --release --lib
