@@ -178,6 +178,14 @@ static void context_cases(void) {
 
     check(trocar_context_backend(NULL) == TROCAR_BACKEND_AUTO, "context_backend(NULL) is not AUTO");
     check(trocar_context_device_name(NULL, NULL, 0) == 0, "context_device_name(NULL) is not 0");
+    {
+        /* A too-small buffer gets a truncated, NUL-terminated name; the return value is the full length. */
+        char name[5] = {'x', 'x', 'x', 'x', 'x'};
+        size_t full = trocar_context_device_name(g_ctx, NULL, 0);
+        size_t got = trocar_context_device_name(g_ctx, name, sizeof name);
+        check(full > 4 && got == full && name[4] == '\0' && strlen(name) == 4,
+              "context_device_name(buf, 5): full %zu, got %zu, \"%s\"", full, got, name);
+    }
     trocar_context_destroy(NULL);
     trocar_results_destroy(NULL);
 }

@@ -59,19 +59,8 @@ pub fn run(f: impl FnOnce() -> Result<()>) -> TrocarStatus {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_last_error_message(buf: *mut c_char, capacity: usize) -> usize {
     catch(0, || {
-        LAST_ERROR.with(|e| {
-            let e = e.borrow();
-            let bytes = e.as_bytes();
-            if !buf.is_null() && capacity > 0 {
-                let n = bytes.len().min(capacity - 1);
-                // SAFETY: the caller guarantees `capacity` writable bytes at `buf`; n + 1 <= capacity.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf.cast::<u8>(), n);
-                    *buf.add(n) = 0;
-                }
-            }
-            bytes.len()
-        })
+        // SAFETY: forwarded contract.
+        LAST_ERROR.with(|e| unsafe { super::pointers::copy_c_string(&e.borrow(), buf, capacity) })
     })
 }
 

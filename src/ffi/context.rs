@@ -116,15 +116,7 @@ pub unsafe extern "C" fn trocar_context_device_name(
         let Ok(c) = (unsafe { TrocarContext::get(ctx) }) else {
             return 0;
         };
-        let name = c.device_name();
-        if !buf.is_null() && capacity > 0 {
-            let n = name.len().min(capacity - 1);
-            // SAFETY: `capacity` writable bytes by contract, n + 1 <= capacity.
-            unsafe {
-                std::ptr::copy_nonoverlapping(name.as_ptr(), buf.cast::<u8>(), n);
-                *buf.add(n) = 0;
-            }
-        }
-        name.len()
+        // SAFETY: forwarded contract.
+        unsafe { super::pointers::copy_c_string(&c.device_name(), buf, capacity) }
     })
 }

@@ -56,6 +56,23 @@ pub fn check_out<T>(p: *mut T, what: &str) -> Result<()> {
     if p.is_null() { Err(null(what)) } else { Ok(()) }
 }
 
+/// Copies `text` into the C buffer `buf` of `capacity` bytes, truncated to `capacity - 1` bytes and always
+/// NUL-terminated when `capacity > 0`; returns `text`'s full length so callers can size a buffer (NULL `buf`).
+///
+/// # Safety
+/// `buf` must be NULL or point to `capacity` writable bytes.
+pub unsafe fn copy_c_string(text: &str, buf: *mut std::ffi::c_char, capacity: usize) -> usize {
+    if !buf.is_null() && capacity > 0 {
+        let n = text.len().min(capacity - 1);
+        // SAFETY: `capacity` writable bytes at `buf` by contract, and n + 1 <= capacity.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), n);
+            *buf.add(n) = 0;
+        }
+    }
+    text.len()
+}
+
 fn null(what: &str) -> Error {
     Error::new(ErrorKind::NullPointer, format!("{what} is NULL"))
 }
