@@ -106,6 +106,23 @@ impl PreparedTriangle {
         self.n
     }
 
+    /// Where segment `[p, q]` crosses the (proper) triangle, if it does.
+    #[inline]
+    fn pierced_by(&self, p: Vec3, q: Vec3) -> Option<Vec3> {
+        let n = self.n;
+        let dp = n.dot(p - self.a);
+        let dq = n.dot(q - self.a);
+        if (dp > 0.0 && dq > 0.0) || (dp < 0.0 && dq < 0.0) {
+            return None;
+        }
+        let s = if dp == dq { 0.0 } else { dp / (dp - dq) };
+        let x = p + (q - p) * s;
+        let inside = n.dot(self.ab.cross(x - self.a)) >= 0.0
+            && n.dot((self.c - self.b).cross(x - self.b)) >= 0.0
+            && n.dot((self.a - self.c).cross(x - self.c)) >= 0.0;
+        inside.then_some(x)
+    }
+
     /// Closest point to `p` on the (proper) triangle, and whether it lies inside the face rather than on the
     /// boundary (Ericson's Voronoi-region walk).
     #[inline]
@@ -208,42 +225,73 @@ pub fn segment_prepared(p: Vec3, q: Vec3, t: &PreparedTriangle) -> Closest {
 }
 
 /// Closest points between the tool's swept triangle `tool` and the mesh triangle `mesh`.
-///
-/// When two triangles are apart, one of the closest points lies on an edge; when they intersect, an edge of one
-/// pierces the other. Either way the minimum over the six edge-vs-triangle distances is the answer.
 pub fn triangle_triangle(tool: [Vec3; 3], mesh: [Vec3; 3]) -> Closest {
     triangle_prepared(&PreparedTriangle::new(tool), &PreparedTriangle::new(mesh))
 }
 
 /// [`triangle_triangle`] on prepared triangles (the swept triangle is prepared once per query).
+///
+/// Intersecting triangles: an edge of one pierces the other. Apart: the closest pair is a vertex against the
+/// other's face, or two edges (a closest pair interior to both faces means parallel planes, where a vertex or
+/// edge pair attains the same distance). So: 6 piercing tests, 6 vertex-face and 9 edge-edge distances, each once.
 #[inline]
 pub fn triangle_prepared(tool: &PreparedTriangle, mesh: &PreparedTriangle) -> Closest {
     let (tc, mc) = (tool.corners(), mesh.corners());
+    let edges = |c: [Vec3; 3]| [(c[0], c[1]), (c[1], c[2]), (c[2], c[0])];
+    let (te, me) = (edges(tc), edges(mc));
+    for ((p, q), (r, s)) in te.into_iter().zip(me) {
+        let crossing = if mesh.proper {
+            mesh.pierced_by(p, q)
+        } else {
+            None
+        }
+        .or_else(|| {
+            if tool.proper {
+                tool.pierced_by(r, s)
+            } else {
+                None
+            }
+        });
+        if let Some(x) = crossing {
+            return Closest {
+                distance: 0.0,
+                on_tool: x,
+                on_mesh: x,
+            };
+        }
+    }
     let mut best = Closest {
         distance: f32::INFINITY,
         on_tool: tc[0],
         on_mesh: mc[0],
     };
-    for i in 0..3 {
-        let c = segment_prepared(tc[i], tc[(i + 1) % 3], mesh);
-        if c.distance < best.distance {
-            best = c;
-        }
-        if best.distance == 0.0 {
-            break;
-        }
-        let c = segment_prepared(mc[i], mc[(i + 1) % 3], tool);
-        if c.distance < best.distance {
+    let mut consider = |on_tool: Vec3, on_mesh: Vec3| {
+        let d = (on_tool - on_mesh).length_squared();
+        if d < best.distance {
             best = Closest {
-                distance: c.distance,
-                on_tool: c.on_mesh,
-                on_mesh: c.on_tool,
+                distance: d,
+                on_tool,
+                on_mesh,
             };
         }
-        if best.distance == 0.0 {
-            break;
+    };
+    if mesh.proper {
+        for v in tc {
+            consider(v, mesh.closest_to_point(v).0);
         }
     }
+    if tool.proper {
+        for v in mc {
+            consider(tool.closest_to_point(v).0, v);
+        }
+    }
+    for (p, q) in te {
+        for (r, s) in me {
+            let (on_tool, on_mesh) = segment_segment(p, q, r, s);
+            consider(on_tool, on_mesh);
+        }
+    }
+    best.distance = best.distance.sqrt();
     best
 }
 
