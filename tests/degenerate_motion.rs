@@ -16,12 +16,14 @@ fn hit_set(r: &trocar::Results) -> BTreeSet<u32> {
 
 #[test]
 fn degenerate_motions_fall_back_to_correct_volumes() {
-    let (positions, triangles) = common::liver();
-    let ctx = common::cpu_context(1);
-    let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
-    let mut results = ctx.create_results();
-    let (lo, hi) = common::bounds(&positions);
-    let center = (Vec3::from(lo) + Vec3::from(hi)) / 2.0;
+    let common::LiverScene {
+        positions,
+        triangles,
+        ctx,
+        mesh,
+        mut results,
+        center,
+    } = common::liver_scene(1);
     // A tool through the middle of the liver, entry inside too, so that every case has contacts.
     let entry = center + Vec3::new(-4.0, 0.5, 0.0);
     let tip = center + Vec3::new(3.0, 0.0, 0.5);

@@ -11,12 +11,14 @@ use trocar::{Tool, VolumeKind};
 
 #[test]
 fn palpating_a_breathing_liver() {
-    let (rest, triangles) = common::liver();
-    let ctx = common::cpu_context(0);
-    let mesh = ctx.create_mesh(&rest, &triangles).unwrap();
-    let mut results = ctx.create_results();
-    let (lo, hi) = common::bounds(&rest);
-    let center = (Vec3::from(lo) + Vec3::from(hi)) / 2.0;
+    let common::LiverScene {
+        positions: rest,
+        triangles,
+        ctx,
+        mesh,
+        mut results,
+        center,
+    } = common::liver_scene(0);
     // The top of the liver above its center, where the tool palpates.
     let top = rest
         .iter()

@@ -38,12 +38,14 @@ fn allocations() -> usize {
 
 #[test]
 fn warmed_up_queries_do_not_allocate() {
-    let (positions, triangles) = common::liver();
-    let ctx = common::cpu_context(1);
-    let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
-    let mut results = ctx.create_results();
-    let (lo, hi) = common::bounds(&positions);
-    let c = (Vec3::from(lo) + Vec3::from(hi)) / 2.0;
+    let common::LiverScene {
+        positions,
+        ctx,
+        mesh,
+        mut results,
+        center: c,
+        ..
+    } = common::liver_scene(1);
     let tool = Tool {
         entry: c + Vec3::new(0.0, 12.0, 0.0),
         tip: c,

@@ -21,6 +21,35 @@ pub fn liver() -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
     (p, t)
 }
 
+/// The liver uploaded to a fresh CPU context with `threads` threads, and a results object for it.
+pub struct LiverScene {
+    pub positions: Vec<[f32; 3]>,
+    pub triangles: Vec<[u32; 3]>,
+    pub ctx: Context,
+    pub mesh: trocar::MeshId,
+    pub results: trocar::Results,
+    /// Center of the liver's bounding box.
+    pub center: glam::Vec3,
+}
+
+/// See [`LiverScene`].
+pub fn liver_scene(threads: u32) -> LiverScene {
+    let (positions, triangles) = liver();
+    let ctx = cpu_context(threads);
+    let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
+    let results = ctx.create_results();
+    let (lo, hi) = bounds(&positions);
+    let center = (glam::Vec3::from(lo) + glam::Vec3::from(hi)) / 2.0;
+    LiverScene {
+        positions,
+        triangles,
+        ctx,
+        mesh,
+        results,
+        center,
+    }
+}
+
 /// A CPU context with `threads` threads.
 pub fn cpu_context(threads: u32) -> Context {
     Context::new(&ContextDef {
