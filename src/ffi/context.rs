@@ -1,20 +1,28 @@
 //! Creating and destroying contexts.
 
 use super::boundary::{catch, run};
-use super::pointers::{as_ref, check_out, write};
+use super::pointers::{Handle, as_ref, check_out, destroy, hand_out, live};
 use super::status::TrocarStatus;
 use super::types::{TROCAR_BACKEND_AUTO, TrocarBackend, TrocarContextDef, backend_value};
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use std::ffi::c_char;
-
-/// Marks a live context, so a wrong or destroyed pointer is refused instead of trusted (best effort).
-const CONTEXT_MAGIC: u64 = 0x7472_6F63_6172_4358;
 
 /// A library context: a backend and its meshes. Opaque.
 pub struct TrocarContext {
     magic: u64,
     pub(crate) inner: Context,
+}
+
+impl Handle for TrocarContext {
+    const MAGIC: u64 = 0x7472_6F63_6172_4358;
+    const NAME: &'static str = "TrocarContext";
+    fn magic(&self) -> u64 {
+        self.magic
+    }
+    fn set_magic(&mut self, magic: u64) {
+        self.magic = magic;
+    }
 }
 
 impl TrocarContext {
@@ -24,13 +32,7 @@ impl TrocarContext {
     /// `ctx` must be NULL or a pointer returned by `trocar_context_create`.
     pub(crate) unsafe fn get<'a>(ctx: *const TrocarContext) -> Result<&'a Context> {
         // SAFETY: forwarded contract.
-        let c = unsafe { as_ref(ctx, "context") }?;
-        if c.magic != CONTEXT_MAGIC {
-            return Err(Error::invalid(
-                "not a live TrocarContext (destroyed or wrong pointer)",
-            ));
-        }
-        Ok(&c.inner)
+        Ok(&unsafe { live(ctx) }?.inner)
     }
 }
 
@@ -57,12 +59,8 @@ pub unsafe extern "C" fn trocar_context_create(
         let def = unsafe { as_ref(def, "def") }?.to_core()?;
         check_out(out, "out")?;
         let inner = Context::new(&def)?;
-        let ctx = Box::new(TrocarContext {
-            magic: CONTEXT_MAGIC,
-            inner,
-        });
         // SAFETY: checked non-NULL above.
-        unsafe { write(out, Box::into_raw(ctx), "out") }
+        unsafe { hand_out(TrocarContext { magic: 0, inner }, out) }
     })
 }
 
@@ -72,19 +70,8 @@ pub unsafe extern "C" fn trocar_context_create(
 /// `ctx` must be NULL or a live context no other thread is using.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_context_destroy(ctx: *mut TrocarContext) {
-    catch((), || {
-        if ctx.is_null() {
-            return;
-        }
-        // SAFETY: a live context by contract; the magic check refuses most wrong pointers.
-        unsafe {
-            if (*ctx).magic != CONTEXT_MAGIC {
-                return;
-            }
-            (*ctx).magic = 0;
-            drop(Box::from_raw(ctx));
-        }
-    })
+    // SAFETY: C caller's contract.
+    catch((), || unsafe { destroy(ctx) })
 }
 
 /// The backend the context runs on (`TROCAR_BACKEND_AUTO` only for a NULL or invalid context).

@@ -73,6 +73,75 @@ pub unsafe fn copy_c_string(text: &str, buf: *mut std::ffi::c_char, capacity: us
     text.len()
 }
 
+/// An object handed to C behind an opaque pointer, tagged so that a wrong or destroyed pointer is refused
+/// instead of trusted (best effort: reading freed memory is still the caller's undefined behaviour).
+pub trait Handle: Sized {
+    /// The tag of a live object of this type.
+    const MAGIC: u64;
+    /// The C type's name, for messages.
+    const NAME: &'static str;
+    /// The object's tag.
+    fn magic(&self) -> u64;
+    /// Sets the object's tag.
+    fn set_magic(&mut self, magic: u64);
+}
+
+fn check_live<T: Handle>(h: &T) -> Result<()> {
+    if h.magic() == T::MAGIC {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "not a live {} (destroyed or wrong pointer)",
+            T::NAME
+        )))
+    }
+}
+
+/// The live object behind `p`, shared (several threads may query one context at once).
+///
+/// # Safety
+/// `p` must be NULL or a pointer handed out for `T` by [`hand_out`].
+pub unsafe fn live<'a, T: Handle>(p: *const T) -> Result<&'a T> {
+    // SAFETY: forwarded contract.
+    let h = unsafe { as_ref(p, T::NAME) }?;
+    check_live(h).map(|()| h)
+}
+
+/// The live object behind `p`, exclusively.
+///
+/// # Safety
+/// As [`live`], and no other thread may use the object meanwhile.
+pub unsafe fn live_mut<'a, T: Handle>(p: *mut T) -> Result<&'a mut T> {
+    // SAFETY: forwarded contract.
+    let h = unsafe { as_mut(p, T::NAME) }?;
+    check_live(h).map(|()| h)
+}
+
+/// Boxes `value`, tags it live and writes the pointer to `out`.
+///
+/// # Safety
+/// `out` must be NULL or writable.
+pub unsafe fn hand_out<T: Handle>(mut value: T, out: *mut *mut T) -> Result<()> {
+    value.set_magic(T::MAGIC);
+    // SAFETY: forwarded contract.
+    unsafe { write(out, Box::into_raw(Box::new(value)), "out") }
+}
+
+/// Frees an object from [`hand_out`]; NULL and untagged pointers are ignored.
+///
+/// # Safety
+/// `p` must be NULL or a pointer handed out for `T` that no other thread is using.
+pub unsafe fn destroy<T: Handle>(p: *mut T) {
+    // SAFETY: forwarded contract. The tag is cleared first, so a second destroy of the same pointer is refused
+    // as long as the memory has not been reused.
+    unsafe {
+        if let Ok(h) = live_mut(p) {
+            h.set_magic(0);
+            drop(Box::from_raw(p));
+        }
+    }
+}
+
 fn null(what: &str) -> Error {
     Error::new(ErrorKind::NullPointer, format!("{what} is NULL"))
 }

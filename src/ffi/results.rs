@@ -2,14 +2,11 @@
 
 use super::boundary::{catch, run};
 use super::context::TrocarContext;
-use super::pointers::{as_mut, as_ref, check_out, write};
+use super::pointers::{Handle, check_out, destroy, hand_out, live, live_mut, write};
 use super::status::TrocarStatus;
 use crate::error::{Error, ErrorKind, Result};
 use crate::query::{Hit, Query};
 use crate::results::{QueryOutput, Results};
-
-/// Marks a live results object.
-const RESULTS_MAGIC: u64 = 0x7472_6F63_6172_5253;
 
 /// The hits and feedback polygons of the last query or batch run with it; reused across steps. Opaque.
 pub struct TrocarResults {
@@ -19,6 +16,17 @@ pub struct TrocarResults {
     pub(crate) queries: Vec<Query>,
 }
 
+impl Handle for TrocarResults {
+    const MAGIC: u64 = 0x7472_6F63_6172_5253;
+    const NAME: &'static str = "TrocarResults";
+    fn magic(&self) -> u64 {
+        self.magic
+    }
+    fn set_magic(&mut self, magic: u64) {
+        self.magic = magic;
+    }
+}
+
 impl TrocarResults {
     /// The results object behind a C pointer, for reading.
     ///
@@ -26,13 +34,7 @@ impl TrocarResults {
     /// `p` must be NULL or a pointer returned by `trocar_results_create`.
     pub(crate) unsafe fn get<'a>(p: *const TrocarResults) -> Result<&'a TrocarResults> {
         // SAFETY: forwarded contract.
-        let r = unsafe { as_ref(p, "results") }?;
-        if r.magic != RESULTS_MAGIC {
-            return Err(Error::invalid(
-                "not a live TrocarResults (destroyed or wrong pointer)",
-            ));
-        }
-        Ok(r)
+        unsafe { live(p) }
     }
 
     /// The results object behind a C pointer, for writing.
@@ -41,13 +43,7 @@ impl TrocarResults {
     /// As [`TrocarResults::get`], and no other thread may use it meanwhile.
     pub(crate) unsafe fn get_mut<'a>(p: *mut TrocarResults) -> Result<&'a mut TrocarResults> {
         // SAFETY: forwarded contract.
-        let r = unsafe { as_mut(p, "results") }?;
-        if r.magic != RESULTS_MAGIC {
-            return Err(Error::invalid(
-                "not a live TrocarResults (destroyed or wrong pointer)",
-            ));
-        }
-        Ok(r)
+        unsafe { live_mut(p) }
     }
 
     fn output(&self, query_index: u32) -> Result<&QueryOutput> {
@@ -76,13 +72,13 @@ pub unsafe extern "C" fn trocar_results_create(
         // SAFETY: C caller's contract.
         let ctx = unsafe { TrocarContext::get(ctx) }?;
         check_out(out, "out")?;
-        let r = Box::new(TrocarResults {
-            magic: RESULTS_MAGIC,
+        let r = TrocarResults {
+            magic: 0,
             inner: ctx.create_results(),
             queries: Vec::new(),
-        });
+        };
         // SAFETY: checked non-NULL.
-        unsafe { write(out, Box::into_raw(r), "out") }
+        unsafe { hand_out(r, out) }
     })
 }
 
@@ -92,19 +88,8 @@ pub unsafe extern "C" fn trocar_results_create(
 /// `results` must be NULL or a live results object no other thread is using.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_results_destroy(results: *mut TrocarResults) {
-    catch((), || {
-        if results.is_null() {
-            return;
-        }
-        // SAFETY: a live results object by contract; the magic check refuses most wrong pointers.
-        unsafe {
-            if (*results).magic != RESULTS_MAGIC {
-                return;
-            }
-            (*results).magic = 0;
-            drop(Box::from_raw(results));
-        }
-    })
+    // SAFETY: C caller's contract.
+    catch((), || unsafe { destroy(results) })
 }
 
 /// Number of queries the last run answered.

@@ -39,8 +39,6 @@ pub struct ToolVolume {
     pub shape: SweptShape,
     /// The tool's radius `s`.
     pub radius: f32,
-    /// `(P, P')` for dynamic queries, to compute the time of impact.
-    pub motion: Option<(Vec3, Vec3)>,
     /// True when the dynamic frustum fell back to a box because the motion was degenerate.
     pub fell_back: bool,
 }
@@ -61,7 +59,6 @@ impl ToolVolume {
             kind,
             shape: SweptShape::Segment(tool.entry, tool.tip),
             radius: s,
-            motion: None,
             fell_back: false,
         }
     }
@@ -100,7 +97,6 @@ impl ToolVolume {
             kind,
             shape: SweptShape::Triangle(p0, p, p_new),
             radius: s,
-            motion: Some((p, p_new)),
             fell_back: degenerate && kind == VolumeKind::Frustum,
         }
     }

@@ -89,12 +89,15 @@ impl Backend for CpuBackend {
         scratch: &mut BackendScratch,
     ) -> Result<()> {
         let scratch = &mut scratch.cpu;
-        let all_small = queries
-            .iter()
-            .all(|q| meshes.slot(q.slot).read().triangle_count() < PARALLEL_MIN_TRIANGLES);
+        // Only a batch can go query-parallel; a single query skips this extra look at the meshes.
+        let all_small = || {
+            queries
+                .iter()
+                .all(|q| meshes.slot(q.slot).read().triangle_count() < PARALLEL_MIN_TRIANGLES)
+        };
         match &self.pool {
             // Many small queries: one query per work item.
-            Some(pool) if queries.len() > 1 && all_small => {
+            Some(pool) if queries.len() > 1 && all_small() => {
                 if scratch.per_query.len() < queries.len() {
                     scratch
                         .per_query

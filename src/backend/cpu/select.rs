@@ -23,9 +23,9 @@ pub(super) fn select_range(
 ) {
     debug_assert!(outcodes.len().is_power_of_two() && outcodes.len() >= mesh.vertex_count());
     // The swept triangle is the same for every mesh triangle: prepare it once.
-    let swept = match volume.shape {
-        SweptShape::Triangle(a, b, c) => Some(PreparedTriangle::new([a, b, c])),
-        SweptShape::Segment(..) => None,
+    let tool = match volume.shape {
+        SweptShape::Segment(a, b) => ToolShape::Segment(a, b),
+        SweptShape::Triangle(a, b, c) => ToolShape::Triangle(PreparedTriangle::new([a, b, c])),
     };
     let mask = outcodes.len() - 1;
     // Length mask + 1, so `i & mask` is provably in bounds.
@@ -35,7 +35,7 @@ pub(super) fn select_range(
         let (a, b, c) = (code(t[0]), code(t[1]), code(t[2]));
         // All three vertices beyond one plane: GL's trivial reject.
         if a & b & c == 0 {
-            evaluate(mesh, base + k, a | b | c, volume, swept.as_ref(), out);
+            evaluate(mesh, base + k, a | b | c, volume, &tool, out);
         }
     }
 }
@@ -45,27 +45,33 @@ pub(super) fn outcode_buffer_len(vertex_count: usize) -> usize {
     vertex_count.max(1).next_power_of_two()
 }
 
+/// The tool's axis over the query, ready for the exact tests.
+enum ToolShape {
+    /// Static: entry point to tip.
+    Segment(Vec3, Vec3),
+    /// Dynamic: the swept triangle entry, tip, new tip.
+    Triangle(PreparedTriangle),
+}
+
 /// Decides whether one surviving triangle is hit and, if so, appends its record and feedback polygon.
 fn evaluate(
     mesh: &Mesh,
     triangle: usize,
     planes: u8,
     volume: &ToolVolume,
-    swept: Option<&PreparedTriangle>,
+    tool: &ToolShape,
     out: &mut QueryOutput,
 ) {
     let tri = mesh.corners(triangle);
     let prepared = PreparedTriangle::new(tri);
-    let closest = |shape: SweptShape| match (shape, swept) {
-        (SweptShape::Triangle(..), Some(s)) => triangle_prepared(s, &prepared),
-        (SweptShape::Segment(a, b), _) | (SweptShape::Triangle(a, b, _), None) => {
-            segment_prepared(a, b, &prepared)
-        }
+    let closest = || match tool {
+        ToolShape::Segment(a, b) => segment_prepared(*a, *b, &prepared),
+        ToolShape::Triangle(swept) => triangle_prepared(swept, &prepared),
     };
     let mut polygon = FeedbackPolygon::triangle(tri[0], tri[1], tri[2]);
     let contact = match volume.kind {
         VolumeKind::Capsule => {
-            let c = closest(volume.shape);
+            let c = closest();
             if c.distance > volume.radius {
                 return;
             }
@@ -77,7 +83,7 @@ fn evaluate(
             if polygon.is_empty() {
                 return;
             }
-            closest(volume.shape)
+            closest()
         }
     };
     let (depth_min, depth_max) = if polygon.is_empty() {
@@ -87,11 +93,11 @@ fn evaluate(
     } else {
         polygon.depth_range(&volume.clip)
     };
-    let time_of_impact = match (volume.shape, volume.motion) {
-        (SweptShape::Triangle(entry, ..), Some((tip, new_tip))) => {
+    let time_of_impact = match volume.shape {
+        SweptShape::Triangle(entry, tip, new_tip) => {
             time_of_impact_prepared(entry, tip, new_tip, volume.radius, &prepared)
         }
-        _ => 0.0,
+        SweptShape::Segment(..) => 0.0,
     };
     let feedback_first = out.feedback.len() as u32;
     out.feedback
@@ -119,17 +125,14 @@ fn contact_normal(c: &Closest, face_normal: Vec3, volume: &ToolVolume) -> Vec3 {
     if c.distance > 1e-6 * volume.radius {
         return (c.on_mesh - c.on_tool) / c.distance;
     }
-    let push = match (volume.shape, volume.motion) {
-        (_, Some((tip, new_tip))) if new_tip != tip => new_tip - tip,
-        (SweptShape::Segment(entry, tip), _) | (SweptShape::Triangle(entry, tip, _), _) => {
-            tip - entry
-        }
+    let push = match volume.shape {
+        SweptShape::Triangle(_, tip, new_tip) if new_tip != tip => new_tip - tip,
+        SweptShape::Segment(entry, tip) | SweptShape::Triangle(entry, tip, _) => tip - entry,
     }
     .normalize();
-    let n = face_normal;
-    if n.length_squared() <= f32::MIN_POSITIVE {
+    if face_normal.length_squared() <= f32::MIN_POSITIVE {
         return push;
     }
-    let n = n.normalize();
+    let n = face_normal.normalize();
     if n.dot(push) < 0.0 { -n } else { n }
 }
