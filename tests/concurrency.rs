@@ -5,14 +5,20 @@
 use glam::Vec3;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
-use trocar::{Tool, VolumeKind};
+use trocar::{BackendKind, Tool, VolumeKind};
 
 mod common;
 
 #[test]
 fn queries_never_see_a_torn_update() {
+    for backend in common::backends() {
+        torn_update(backend);
+    }
+}
+
+fn torn_update(backend: BackendKind) {
     let (positions, triangles) = common::liver();
-    let ctx = common::cpu_context(2);
+    let ctx = common::context(backend, 2);
     let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
     // The tip hovers 0.2 cm above the liver's highest vertex: touching as loaded, deep inside once shifted.
     let top = positions
@@ -42,7 +48,7 @@ fn queries_never_see_a_torn_update() {
                 .collect::<Vec<_>>(),
         );
     }
-    assert_eq!(expect.len(), 2, "the two poses must differ");
+    assert_eq!(expect.len(), 2, "{backend:?}: the two poses must differ");
 
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
@@ -60,9 +66,12 @@ fn queries_never_see_a_torn_update() {
                 let mut n = 0;
                 while !stop.load(Ordering::Relaxed) || n < 100 {
                     ctx.query_static(mesh, &tool, VolumeKind::Capsule, &mut r)
-                        .unwrap();
+                        .unwrap_or_else(|e| panic!("{backend:?}: query: {e}"));
                     let got: Vec<u32> = r.hits(0).unwrap().iter().map(|h| h.triangle).collect();
-                    assert!(expect.contains(&got), "a query saw a mix of two poses");
+                    assert!(
+                        expect.contains(&got),
+                        "{backend:?}: a query saw a mix of two poses"
+                    );
                     n += 1;
                 }
             });

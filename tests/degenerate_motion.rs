@@ -8,7 +8,7 @@ use common::agreement::check_query;
 use glam::Vec3;
 use std::collections::BTreeSet;
 use trocar::geometry::ToolVolume;
-use trocar::{Tool, VolumeKind};
+use trocar::{BackendKind, Tool, VolumeKind};
 
 fn hit_set(r: &trocar::Results) -> BTreeSet<u32> {
     r.hits(0).unwrap().iter().map(|h| h.triangle).collect()
@@ -16,6 +16,12 @@ fn hit_set(r: &trocar::Results) -> BTreeSet<u32> {
 
 #[test]
 fn degenerate_motions_fall_back_to_correct_volumes() {
+    for backend in common::backends() {
+        degenerate_motions(backend);
+    }
+}
+
+fn degenerate_motions(backend: BackendKind) {
     let common::LiverScene {
         positions,
         triangles,
@@ -23,7 +29,7 @@ fn degenerate_motions_fall_back_to_correct_volumes() {
         mesh,
         mut results,
         center,
-    } = common::liver_scene(1);
+    } = common::liver_scene(backend, 1);
     // A tool through the middle of the liver, entry inside too, so that every case has contacts.
     let entry = center + Vec3::new(-4.0, 0.5, 0.0);
     let tip = center + Vec3::new(3.0, 0.0, 0.5);
@@ -61,12 +67,16 @@ fn degenerate_motions_fall_back_to_correct_volumes() {
             VolumeKind::Capsule,
             &mut results,
         );
-        assert!(hits > 0, "{name}: capsule hits");
+        assert!(hits > 0, "{backend:?}: {name}: capsule hits");
         for h in results.hits(0).unwrap() {
             assert!(
-                h.distance.is_finite() && h.time_of_impact.is_finite() && h.depth_min.is_finite()
+                h.distance.is_finite() && h.time_of_impact.is_finite() && h.depth_min.is_finite(),
+                "{backend:?}: {name}: capsule hit {h:?}"
             );
-            assert!(h.normal.iter().all(|c| c.is_finite()));
+            assert!(
+                h.normal.iter().all(|c| c.is_finite()),
+                "{backend:?}: {name}: capsule hit normal {h:?}"
+            );
         }
 
         // The frustum falls back to a box holding the tool at both ends of the step.
@@ -76,7 +86,7 @@ fn degenerate_motions_fall_back_to_correct_volumes() {
             "{name}: degenerate, so the fallback volume is used"
         );
         ctx.query_dynamic(mesh, &tool, new_tip, VolumeKind::Frustum, &mut results)
-            .unwrap();
+            .unwrap_or_else(|e| panic!("{backend:?}: {name}: dynamic frustum: {e}"));
         let swept = hit_set(&results);
         for end in [tip, new_tip] {
             if (end - entry).length() < 1e-3 {
@@ -88,16 +98,19 @@ fn degenerate_motions_fall_back_to_correct_volumes() {
                 VolumeKind::Frustum,
                 &mut results,
             )
-            .unwrap();
+            .unwrap_or_else(|e| panic!("{backend:?}: {name}: static frustum: {e}"));
             let pose = hit_set(&results);
             let missing: Vec<_> = pose.difference(&swept).collect();
             assert!(
                 missing.is_empty(),
-                "{name}: the swept box misses {missing:?} of the pose at {end}"
+                "{backend:?}: {name}: the swept box misses {missing:?} of the pose at {end}"
             );
         }
         for h in results.hits(0).unwrap() {
-            assert!(h.depth_min.is_finite() && h.depth_max.is_finite());
+            assert!(
+                h.depth_min.is_finite() && h.depth_max.is_finite(),
+                "{backend:?}: {name}: frustum hit {h:?}"
+            );
         }
     }
 }

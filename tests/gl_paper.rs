@@ -9,7 +9,7 @@ use common::gl_select::{GlQuery, gl_select_or_skip};
 use common::reference as exact;
 use common::{Rng, d3};
 use glam::Vec3;
-use trocar::{Query, Tool, VolumeKind};
+use trocar::{BackendKind, Query, Tool, VolumeKind};
 
 /// Triangles this close (cm) to the volume's boundary may fall either way in single precision.
 const BOUNDARY: f64 = 2e-4;
@@ -61,9 +61,21 @@ fn frustum_selects_what_opengl_selects_on_the_liver() {
     let Some(answers) = gl_select_or_skip(&positions, &triangles, &gl_queries) else {
         return;
     };
+    for backend in common::backends() {
+        compare_with_opengl(backend, &positions, &triangles, &tools, &answers);
+    }
+}
 
-    let ctx = common::cpu_context(1);
-    let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
+/// The frustum queries of `tools` on `backend`, against OpenGL's `answers`.
+fn compare_with_opengl(
+    backend: BackendKind,
+    positions: &[[f32; 3]],
+    triangles: &[[u32; 3]],
+    tools: &[(Tool, Option<Vec3>)],
+    answers: &[common::gl_select::GlAnswer],
+) {
+    let ctx = common::context(backend, 1);
+    let mesh = ctx.create_mesh(positions, triangles).unwrap();
     let batch: Vec<Query> = tools
         .iter()
         .map(|&(tool, new_tip)| Query {
@@ -74,10 +86,11 @@ fn frustum_selects_what_opengl_selects_on_the_liver() {
         })
         .collect();
     let mut results = ctx.create_results();
-    ctx.query(&batch, &mut results).unwrap();
+    ctx.query(&batch, &mut results)
+        .unwrap_or_else(|e| panic!("{backend:?}: batch of {} queries: {e}", batch.len()));
 
     let (mut agreed, mut boundary) = (0, 0);
-    for (i, ((tool, new_tip), gl)) in tools.iter().zip(&answers).enumerate() {
+    for (i, ((tool, new_tip), gl)) in tools.iter().zip(answers).enumerate() {
         let ours = results.hits(i).unwrap();
         let feedback = results.feedback(i).unwrap();
         let (e, p, s) = (
@@ -98,11 +111,11 @@ fn frustum_selects_what_opengl_selects_on_the_liver() {
         {
             let sep = exact::polyhedron_triangle_separation(
                 &volume,
-                common::tri64(&positions, triangles[*t as usize]),
+                common::tri64(positions, triangles[*t as usize]),
             );
             assert!(
                 sep.abs() < BOUNDARY,
-                "query {i} ({}): triangle {t} selected by {} only, {sep} from the boundary",
+                "{backend:?}: query {i} ({}): triangle {t} selected by {} only, {sep} from the boundary",
                 if new_tip.is_some() {
                     "dynamic"
                 } else {
@@ -124,13 +137,15 @@ fn frustum_selects_what_opengl_selects_on_the_liver() {
             let tolerance = 1e-3 * (1.0 + g.depth_max.abs());
             assert!(
                 (f64::from(h.depth_min) - g.depth_min).abs() < tolerance,
-                "query {i} z min {} vs GL {}",
+                "{backend:?}: query {i} triangle {}: z min {} vs GL {}",
+                h.triangle,
                 h.depth_min,
                 g.depth_min
             );
             assert!(
                 (f64::from(h.depth_max) - g.depth_max).abs() < tolerance,
-                "query {i} z max {} vs GL {}",
+                "{backend:?}: query {i} triangle {}: z max {} vs GL {}",
+                h.triangle,
                 h.depth_max,
                 g.depth_max
             );
@@ -138,7 +153,7 @@ fn frustum_selects_what_opengl_selects_on_the_liver() {
                 .feedback
                 .iter()
                 .find(|f| f.triangle == h.triangle)
-                .expect("GL feedback for every hit");
+                .unwrap_or_else(|| panic!("{backend:?}: query {i}: no GL feedback for a hit"));
             let mine: Vec<[f64; 3]> = feedback[h.feedback_first as usize..]
                 [..h.feedback_count as usize]
                 .iter()
@@ -148,19 +163,27 @@ fn frustum_selects_what_opengl_selects_on_the_liver() {
             let (a2, c2) = area_and_centroid(&fb.polygon);
             assert!(
                 (a1 - a2).abs() < 1e-3 * (1.0 + a2),
-                "query {i} triangle {}: polygon area {a1} vs GL {a2}",
+                "{backend:?}: query {i} triangle {}: polygon area {a1} vs GL {a2}",
                 h.triangle
             );
             if a2 > 1e-4 {
                 assert!(
                     exact::dist(c1, c2) < 1e-3,
-                    "query {i} triangle {}: polygon centroid moved",
+                    "{backend:?}: query {i} triangle {}: polygon centroid moved",
                     h.triangle
                 );
             }
         }
     }
-    println!("{agreed} hits identical to OpenGL's, {boundary} boundary cases within {BOUNDARY} cm");
-    assert!(agreed > 500, "the tools must hit the liver ({agreed})");
-    assert!(boundary * 100 < agreed, "boundary cases should be rare");
+    println!(
+        "{backend:?}: {agreed} hits identical to OpenGL's, {boundary} boundary cases within {BOUNDARY} cm"
+    );
+    assert!(
+        agreed > 500,
+        "{backend:?}: the tools must hit the liver ({agreed})"
+    );
+    assert!(
+        boundary * 100 < agreed,
+        "{backend:?}: boundary cases should be rare ({boundary} of {agreed})"
+    );
 }

@@ -7,10 +7,16 @@ mod common;
 use common::Rng;
 use common::agreement::check_query;
 use glam::Vec3;
-use trocar::{Tool, VolumeKind};
+use trocar::{BackendKind, Tool, VolumeKind};
 
 #[test]
 fn palpating_a_breathing_liver() {
+    for backend in common::backends() {
+        palpate(backend);
+    }
+}
+
+fn palpate(backend: BackendKind) {
     let common::LiverScene {
         positions: rest,
         triangles,
@@ -18,7 +24,7 @@ fn palpating_a_breathing_liver() {
         mesh,
         mut results,
         center,
-    } = common::liver_scene(0);
+    } = common::liver_scene(backend, 0);
     // The top of the liver above its center, where the tool palpates.
     let top = rest
         .iter()
@@ -43,7 +49,7 @@ fn palpating_a_breathing_liver() {
             // A sub-range update only: the rest keeps last step's positions, which the reference sees too.
             let (first, last) = (500, 1500);
             ctx.update_positions(mesh, first as u32, &positions[first..last])
-                .unwrap();
+                .unwrap_or_else(|e| panic!("{backend:?}: sub-range update: {e}"));
             positions = {
                 let mut kept = Vec::new();
                 ctx.with_mesh(mesh, |m| {
@@ -55,7 +61,8 @@ fn palpating_a_breathing_liver() {
                 kept
             };
         } else {
-            ctx.update_positions(mesh, 0, &positions).unwrap();
+            ctx.update_positions(mesh, 0, &positions)
+                .unwrap_or_else(|e| panic!("{backend:?}: update: {e}"));
         }
         // The tip dips up to 1.5 cm into the surface and slides along it.
         let tip = top
@@ -102,14 +109,16 @@ fn palpating_a_breathing_liver() {
         }
         previous_tip = tip;
     }
-    println!("hits over 30 steps (capsule static/dynamic, frustum static/dynamic): {counts:?}");
+    println!(
+        "{backend:?}: hits over 30 steps (capsule static/dynamic, frustum static/dynamic): {counts:?}"
+    );
     assert!(
         counts.iter().all(|&c| c > 30),
-        "the tool must be in contact most of the time: {counts:?}"
+        "{backend:?}: the tool must be in contact most of the time: {counts:?}"
     );
     assert!(
         counts[1] > counts[0],
-        "the swept volume holds more than the end pose"
+        "{backend:?}: the swept volume holds more than the end pose"
     );
 
     // A tool far from the liver touches nothing.
@@ -121,11 +130,15 @@ fn palpating_a_breathing_liver() {
     };
     ctx.query_static(mesh, &far, VolumeKind::Capsule, &mut results)
         .unwrap();
-    assert!(results.hits(0).unwrap().is_empty());
+    assert!(
+        results.hits(0).unwrap().is_empty(),
+        "{backend:?}: a far tool touches the liver"
+    );
 
     // A cut: keep every other triangle. Indices of hits refer to the new list.
     let cut: Vec<[u32; 3]> = triangles.iter().copied().step_by(2).collect();
-    ctx.set_triangles(mesh, &cut).unwrap();
+    ctx.set_triangles(mesh, &cut)
+        .unwrap_or_else(|e| panic!("{backend:?}: cut: {e}"));
     let deep = Tool {
         entry,
         tip: top - Vec3::Y * 1.0,
@@ -143,16 +156,18 @@ fn palpating_a_breathing_liver() {
             volume,
             &mut results,
         );
-        assert!(hits > 0);
+        assert!(hits > 0, "{backend:?}: {volume:?}: no hits after the cut");
         assert!(
             results
                 .hits(0)
                 .unwrap()
                 .iter()
-                .all(|h| (h.triangle as usize) < cut.len())
+                .all(|h| (h.triangle as usize) < cut.len()),
+            "{backend:?}: {volume:?}: a hit names a triangle the cut removed"
         );
     }
-    ctx.set_triangles(mesh, &triangles).unwrap();
+    ctx.set_triangles(mesh, &triangles)
+        .unwrap_or_else(|e| panic!("{backend:?}: uncut: {e}"));
     let (hits, _) = check_query(
         &ctx,
         mesh,
@@ -163,5 +178,5 @@ fn palpating_a_breathing_liver() {
         VolumeKind::Capsule,
         &mut results,
     );
-    assert!(hits > 0);
+    assert!(hits > 0, "{backend:?}: no hits with the triangles restored");
 }

@@ -6,70 +6,43 @@ mod common;
 
 use common::agreement::check_query;
 use common::reference as exact;
-use common::{Rng, d3};
+use common::{Rng, d3, random_tool, soup};
 use glam::Vec3;
 use trocar::{Context, Results, Tool, VolumeKind};
 
-/// A soup of `n` random triangles (edges ~0.2 to 3) in the cube [-5, 5]^3.
-fn soup(rng: &mut Rng, n: usize) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
-    let mut p = Vec::new();
-    let mut t = Vec::new();
-    for i in 0..n as u32 {
-        let c = rng.point(-5.0, 5.0);
-        let size = rng.range(0.1, 1.5);
-        for _ in 0..3 {
-            let o = rng.point(-size, size);
-            p.push([c[0] + o[0], c[1] + o[1], c[2] + o[2]]);
-        }
-        t.push([3 * i, 3 * i + 1, 3 * i + 2]);
-    }
-    (p, t)
-}
-
-/// A random tool entering from ~12 away, tip inside the soup, optionally moving up to 4.
-fn random_tool(rng: &mut Rng) -> (Tool, Vec3) {
-    let dir = Vec3::from(rng.point(-1.0, 1.0)).normalize_or(Vec3::Y);
-    let tip = Vec3::from(rng.point(-4.0, 4.0));
-    let tool = Tool {
-        entry: tip + dir * rng.range(6.0, 14.0),
-        tip,
-        radius: rng.range(0.05, 1.0),
-        up: if rng.below(4) == 0 {
-            Vec3::ZERO
-        } else {
-            Vec3::from(rng.point(-1.0, 1.0))
-        },
-    };
-    (tool, tip + Vec3::from(rng.point(-4.0, 4.0)))
-}
-
 #[test]
 fn random_queries_agree_with_the_exact_reference() {
-    let mut rng = Rng(7);
-    let ctx = common::cpu_context(1);
-    let mut results = ctx.create_results();
-    let (mut total, mut skipped) = (0, 0);
-    for _ in 0..6 {
-        let (p, t) = soup(&mut rng, 300);
-        let mesh = ctx.create_mesh(&p, &t).unwrap();
-        for _ in 0..25 {
-            let (tool, new_tip) = random_tool(&mut rng);
-            for volume in [VolumeKind::Capsule, VolumeKind::Frustum] {
-                for motion in [None, Some(new_tip)] {
-                    let (h, s) =
-                        check_query(&ctx, mesh, &p, &t, &tool, motion, volume, &mut results);
-                    total += h;
-                    skipped += s;
+    for backend in common::backends() {
+        // The same soups and tools on every backend.
+        let mut rng = Rng(7);
+        let ctx = common::context(backend, 1);
+        let mut results = ctx.create_results();
+        let (mut total, mut skipped) = (0, 0);
+        for _ in 0..6 {
+            let (p, t) = soup(&mut rng, 300);
+            let mesh = ctx.create_mesh(&p, &t).unwrap();
+            for _ in 0..25 {
+                let (tool, new_tip) = random_tool(&mut rng);
+                for volume in [VolumeKind::Capsule, VolumeKind::Frustum] {
+                    for motion in [None, Some(new_tip)] {
+                        let (h, s) =
+                            check_query(&ctx, mesh, &p, &t, &tool, motion, volume, &mut results);
+                        total += h;
+                        skipped += s;
+                    }
                 }
             }
         }
+        println!("{backend:?}: {total} hits checked, {skipped} boundary cases skipped");
+        assert!(
+            total > 2000,
+            "{backend:?}: the random tools must actually hit things ({total})"
+        );
+        assert!(
+            skipped < total / 100,
+            "{backend:?}: {skipped} boundary cases of {total} hits"
+        );
     }
-    println!("{total} hits checked, {skipped} boundary cases skipped");
-    assert!(
-        total > 2000,
-        "the random tools must actually hit things ({total})"
-    );
-    assert!(skipped < total / 100);
 }
 
 #[test]
@@ -103,19 +76,46 @@ fn closest_points_agree_with_the_exact_reference() {
     }
 }
 
+/// The CPU on 1 and 2 threads gives bit-identical answers; every backend gives bit-identical answers when asked
+/// the same thing twice (the GPU's parallel hit collection must not leak its scheduling into the output). How the
+/// GPU's answers compare with the CPU's is tests/gpu_agreement.rs.
 #[test]
-fn parallel_and_sequential_cpu_give_identical_answers() {
+fn parallel_and_sequential_runs_give_identical_answers() {
     let mut rng = Rng(3);
     let (p, t) = soup(&mut rng, 140_000);
-    let one = common::cpu_context(1);
-    let two = common::cpu_context(2);
+    // (label, context, context answering the same): the reference first.
+    let mut pairs = vec![(
+        "Cpu 1 thread vs Cpu 2 threads".to_string(),
+        common::cpu_context(1),
+        common::cpu_context(2),
+    )];
+    for backend in common::backends() {
+        pairs.push((
+            format!("{backend:?} run twice"),
+            common::context(backend, 2),
+            common::context(backend, 2),
+        ));
+    }
+    let tools: Vec<_> = (0..8).map(|_| random_tool(&mut rng)).collect();
+    for (label, one, two) in &pairs {
+        check_identical(label, one, two, &p, &t, &tools);
+    }
+}
+
+fn check_identical(
+    label: &str,
+    one: &Context,
+    two: &Context,
+    p: &[[f32; 3]],
+    t: &[[u32; 3]],
+    tools: &[(Tool, Vec3)],
+) {
     let (m1, m2) = (
-        one.create_mesh(&p, &t).unwrap(),
-        two.create_mesh(&p, &t).unwrap(),
+        one.create_mesh(p, t).unwrap(),
+        two.create_mesh(p, t).unwrap(),
     );
     let (mut r1, mut r2) = (one.create_results(), two.create_results());
-    for _ in 0..8 {
-        let (tool, new_tip) = random_tool(&mut rng);
+    for &(tool, new_tip) in tools {
         let tool = Tool {
             radius: tool.radius * 3.0,
             ..tool
@@ -126,11 +126,12 @@ fn parallel_and_sequential_cpu_give_identical_answers() {
                     None => ctx.query_static(m, &tool, volume, r).unwrap(),
                     Some(n) => ctx.query_dynamic(m, &tool, n, volume, r).unwrap(),
                 };
-                q(&one, m1, &mut r1);
-                q(&two, m2, &mut r2);
-                assert!(!r1.hits(0).unwrap().is_empty());
-                assert_eq!(r1.hits(0), r2.hits(0));
-                assert_eq!(r1.feedback(0), r2.feedback(0));
+                q(one, m1, &mut r1);
+                q(two, m2, &mut r2);
+                let what = format!("{label}: {volume:?} dynamic={}", motion.is_some());
+                assert!(!r1.hits(0).unwrap().is_empty(), "{what}: no hits");
+                assert_eq!(r1.hits(0), r2.hits(0), "{what}: hits differ");
+                assert_eq!(r1.feedback(0), r2.feedback(0), "{what}: feedback differs");
             }
         }
     }

@@ -4,7 +4,7 @@
 use super::d3;
 use super::reference as exact;
 use glam::Vec3;
-use trocar::{Context, Hit, MeshId, Results, Tool, VolumeKind};
+use trocar::{BackendKind, Context, Hit, MeshId, Results, Tool, VolumeKind};
 
 /// Triangles closer than this to the volume's boundary may go either way in f32.
 pub const BOUNDARY: f64 = 1e-4;
@@ -41,8 +41,9 @@ pub fn expected(
     (margin.abs() > BOUNDARY * (1.0 + s)).then_some(margin <= 0.0)
 }
 
-/// Checks one hit's contact data against exact geometry.
+/// Checks one hit's contact data (from `backend`) against exact geometry.
 pub fn check_hit(
+    backend: BackendKind,
     h: &Hit,
     feedback: &[[f32; 3]],
     tool: &Tool,
@@ -63,31 +64,54 @@ pub fn check_hit(
     let (pm, pt) = (d3(h.point_on_mesh), d3(h.point_on_tool));
     assert!(
         (f64::from(h.distance) - reference).abs() < GEOMETRY,
-        "distance {} vs exact {reference}",
+        "{backend:?}: triangle {}: distance {} vs exact {reference}",
+        h.triangle,
         h.distance
     );
     assert!(
         exact::point_triangle(pm, tri).distance < GEOMETRY,
-        "point_on_mesh off the triangle"
+        "{backend:?}: triangle {}: point_on_mesh off the triangle",
+        h.triangle
     );
     assert!(
         exact::simplex_simplex(&[pt], &shape).distance < GEOMETRY,
-        "point_on_tool off the tool"
+        "{backend:?}: triangle {}: point_on_tool off the tool",
+        h.triangle
     );
-    assert!((exact::dist(pm, pt) - f64::from(h.distance)).abs() < GEOMETRY);
+    assert!(
+        (exact::dist(pm, pt) - f64::from(h.distance)).abs() < GEOMETRY,
+        "{backend:?}: triangle {}: |point_on_mesh - point_on_tool| != distance",
+        h.triangle
+    );
     let n = d3(h.normal);
-    assert!((exact::norm(n) - 1.0).abs() < 1e-4, "normal is unit");
+    assert!(
+        (exact::norm(n) - 1.0).abs() < 1e-4,
+        "{backend:?}: triangle {}: normal is not unit",
+        h.triangle
+    );
     if h.distance > 1e-2 {
         let along = exact::scale(exact::sub(pm, pt), 1.0 / f64::from(h.distance));
         assert!(
             exact::dist(n, along) < 1e-2,
-            "normal points from tool to mesh"
+            "{backend:?}: triangle {}: normal does not point from tool to mesh",
+            h.triangle
         );
     }
     if volume == VolumeKind::Capsule {
-        assert!(f64::from(h.distance) <= s * (1.0 + 1e-5));
+        assert!(
+            f64::from(h.distance) <= s * (1.0 + 1e-5),
+            "{backend:?}: triangle {}: capsule hit at {} > radius {s}",
+            h.triangle,
+            h.distance
+        );
     }
-    assert!(h.depth_min <= h.depth_max);
+    assert!(
+        h.depth_min <= h.depth_max,
+        "{backend:?}: triangle {}: depth_min {} > depth_max {}",
+        h.triangle,
+        h.depth_min,
+        h.depth_max
+    );
     let polygon =
         &feedback[h.feedback_first as usize..(h.feedback_first + h.feedback_count) as usize];
     let container = match (volume, new_tip) {
@@ -99,37 +123,56 @@ pub fn check_hit(
     for &v in polygon {
         assert!(
             exact::point_triangle(d3(v), tri).distance < GEOMETRY,
-            "feedback vertex off the triangle"
+            "{backend:?}: triangle {}: feedback vertex off the triangle",
+            h.triangle
         );
         if let Some(c) = &container {
             assert!(
                 exact::polyhedron_contains_point(c, d3(v), GEOMETRY),
-                "feedback vertex outside the volume"
+                "{backend:?}: triangle {}: feedback vertex outside the volume",
+                h.triangle
             );
         }
     }
     match new_tip {
-        None => assert_eq!(h.time_of_impact, 0.0),
+        None => assert_eq!(
+            h.time_of_impact, 0.0,
+            "{backend:?}: triangle {}: static time of impact",
+            h.triangle
+        ),
         Some(n) if volume == VolumeKind::Capsule => {
             let nt = d3(n.to_array());
-            let first = exact::swept_capsule_time_of_impact(e, p, nt, s, tri)
-                .expect("a capsule hit is touched");
+            let first =
+                exact::swept_capsule_time_of_impact(e, p, nt, s, tri).unwrap_or_else(|| {
+                    panic!(
+                        "{backend:?}: triangle {}: a capsule hit is touched",
+                        h.triangle
+                    )
+                });
             let t = f64::from(h.time_of_impact);
             assert!(
                 t <= first + 1e-4,
-                "time of impact {t} is after the true first contact {first}"
+                "{backend:?}: triangle {}: time of impact {t} is after the true first contact {first}",
+                h.triangle
             );
             let at = exact::segment_triangle(e, exact::axpy(p, t, exact::sub(nt, p)), tri).distance;
             assert!(
                 at <= s * (1.0 + 1e-3) + 1e-4,
-                "not touching at the reported time: {at} > {s}"
+                "{backend:?}: triangle {}: not touching at the reported time: {at} > {s}",
+                h.triangle
             );
         }
-        Some(_) => assert!((0.0..=1.0).contains(&h.time_of_impact)),
+        Some(_) => assert!(
+            (0.0..=1.0).contains(&h.time_of_impact),
+            "{backend:?}: triangle {}: time of impact {}",
+            h.triangle,
+            h.time_of_impact
+        ),
     }
 }
 
-/// Runs one query and checks it triangle by triangle; returns (hits, boundary cases skipped).
+/// Runs one query on `ctx` and checks it triangle by triangle; returns (hits, boundary cases skipped). Failures
+/// name the context's backend.
 #[allow(clippy::too_many_arguments)]
 pub fn check_query(
     ctx: &Context,
@@ -141,15 +184,17 @@ pub fn check_query(
     volume: VolumeKind,
     results: &mut Results,
 ) -> (usize, usize) {
+    let backend = ctx.backend_kind();
     match new_tip {
-        None => ctx.query_static(mesh, tool, volume, results).unwrap(),
-        Some(n) => ctx.query_dynamic(mesh, tool, n, volume, results).unwrap(),
+        None => ctx.query_static(mesh, tool, volume, results),
+        Some(n) => ctx.query_dynamic(mesh, tool, n, volume, results),
     }
+    .unwrap_or_else(|e| panic!("{backend:?}: query failed: {e}"));
     let hits = results.hits(0).unwrap();
     let feedback = results.feedback(0).unwrap();
     assert!(
         hits.windows(2).all(|w| w[0].triangle < w[1].triangle),
-        "sorted by triangle"
+        "{backend:?}: hits not sorted by triangle"
     );
     let mut k = 0;
     let mut skipped = 0;
@@ -157,14 +202,14 @@ pub fn check_query(
         let tri = super::tri64(positions, t);
         let hit = hits.get(k).filter(|h| h.triangle as usize == i);
         if let Some(h) = hit {
-            check_hit(h, feedback, tool, new_tip, volume, tri);
+            check_hit(backend, h, feedback, tool, new_tip, volume, tri);
             k += 1;
         }
         match expected(tool, new_tip, volume, tri) {
             Some(want) => assert_eq!(
                 hit.is_some(),
                 want,
-                "{volume:?} {} triangle {i}: trocar {} the reference",
+                "{backend:?}: {volume:?} {} triangle {i}: trocar {} the reference",
                 if new_tip.is_some() {
                     "dynamic"
                 } else {

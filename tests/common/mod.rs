@@ -5,8 +5,10 @@ pub mod agreement;
 pub mod gl_select;
 pub mod reference;
 
+use glam::Vec3;
 use std::path::PathBuf;
-use trocar::{BackendKind, Context, ContextDef};
+use std::sync::OnceLock;
+use trocar::{BackendKind, Context, ContextDef, Tool};
 
 /// `../shared/data/meshes/liver-smooth.obj` beside the checkout.
 pub fn liver_path() -> PathBuf {
@@ -21,7 +23,7 @@ pub fn liver() -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
     (p, t)
 }
 
-/// The liver uploaded to a fresh CPU context with `threads` threads, and a results object for it.
+/// The liver uploaded to a fresh context on `backend` (`threads` CPU threads), and a results object for it.
 pub struct LiverScene {
     pub positions: Vec<[f32; 3]>,
     pub triangles: Vec<[u32; 3]>,
@@ -33,9 +35,9 @@ pub struct LiverScene {
 }
 
 /// See [`LiverScene`].
-pub fn liver_scene(threads: u32) -> LiverScene {
+pub fn liver_scene(backend: BackendKind, threads: u32) -> LiverScene {
     let (positions, triangles) = liver();
-    let ctx = cpu_context(threads);
+    let ctx = context(backend, threads);
     let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
     let results = ctx.create_results();
     let (lo, hi) = bounds(&positions);
@@ -52,11 +54,61 @@ pub fn liver_scene(threads: u32) -> LiverScene {
 
 /// A CPU context with `threads` threads.
 pub fn cpu_context(threads: u32) -> Context {
-    Context::new(&ContextDef {
-        backend: BackendKind::Cpu,
+    context(BackendKind::Cpu, threads)
+}
+
+/// How a test asks for a context on `backend`: software GPU adapters (Mesa's lavapipe) allowed.
+// Until the GPU backend's `allow_software_gpu` field lands, the update fills nothing in.
+#[allow(clippy::needless_update)]
+pub fn context_def(backend: BackendKind, threads: u32) -> ContextDef {
+    ContextDef {
+        backend,
         cpu_threads: threads,
-    })
-    .unwrap()
+        ..Default::default()
+    }
+}
+
+/// A context on `backend` (`threads` CPU threads; software GPU adapters allowed). Panics if it cannot be made:
+/// take `backend` from [`backends`], which lists the GPU only when a GPU context can be created.
+pub fn context(backend: BackendKind, threads: u32) -> Context {
+    let ctx = Context::new(&context_def(backend, threads))
+        .unwrap_or_else(|e| panic!("creating a {backend:?} context: {e}"));
+    assert_eq!(ctx.backend_kind(), backend, "asked for {backend:?}");
+    ctx
+}
+
+/// Why no GPU context can be created here (`None` when one can), found out once per test binary.
+fn gpu_unavailable() -> Option<&'static str> {
+    static PROBE: OnceLock<Option<String>> = OnceLock::new();
+    PROBE
+        .get_or_init(|| match Context::new(&context_def(BackendKind::Gpu, 1)) {
+            Ok(_) => None,
+            Err(e) => Some(e.to_string()),
+        })
+        .as_deref()
+}
+
+/// The backends every core test runs on: the CPU always, the GPU when a GPU context (software adapters
+/// allowed) can be created. Without one, CI (`CI=true`) fails loudly; elsewhere the GPU is skipped with a
+/// one-line note on stderr.
+pub fn backends() -> Vec<BackendKind> {
+    static NOTED: OnceLock<()> = OnceLock::new();
+    match gpu_unavailable() {
+        None => vec![BackendKind::Cpu, BackendKind::Gpu],
+        Some(reason) if std::env::var("CI").is_ok_and(|v| v == "true") => panic!(
+            "no GPU adapter in CI: install mesa-vulkan-drivers libvulkan1 (Mesa's lavapipe) so the GPU \
+             backend is tested ({reason})"
+        ),
+        Some(reason) => {
+            NOTED.get_or_init(|| eprintln!("skipping the GPU backend: {reason}"));
+            vec![BackendKind::Cpu]
+        }
+    }
+}
+
+/// The GPU when [`backends`] lists it (same rules: a panic in CI without one, else `None` after a note).
+pub fn gpu() -> Option<BackendKind> {
+    backends().into_iter().find(|&b| b == BackendKind::Gpu)
 }
 
 /// f32 point to f64.
@@ -103,4 +155,37 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
+}
+
+/// A soup of `n` random triangles (edges ~0.2 to 3) in the cube [-5, 5]^3.
+pub fn soup(rng: &mut Rng, n: usize) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let mut p = Vec::new();
+    let mut t = Vec::new();
+    for i in 0..n as u32 {
+        let c = rng.point(-5.0, 5.0);
+        let size = rng.range(0.1, 1.5);
+        for _ in 0..3 {
+            let o = rng.point(-size, size);
+            p.push([c[0] + o[0], c[1] + o[1], c[2] + o[2]]);
+        }
+        t.push([3 * i, 3 * i + 1, 3 * i + 2]);
+    }
+    (p, t)
+}
+
+/// A random tool entering from ~12 away, tip inside the soup, optionally moving up to 4.
+pub fn random_tool(rng: &mut Rng) -> (Tool, Vec3) {
+    let dir = Vec3::from(rng.point(-1.0, 1.0)).normalize_or(Vec3::Y);
+    let tip = Vec3::from(rng.point(-4.0, 4.0));
+    let tool = Tool {
+        entry: tip + dir * rng.range(6.0, 14.0),
+        tip,
+        radius: rng.range(0.05, 1.0),
+        up: if rng.below(4) == 0 {
+            Vec3::ZERO
+        } else {
+            Vec3::from(rng.point(-1.0, 1.0))
+        },
+    };
+    (tool, tip + Vec3::from(rng.point(-4.0, 4.0)))
 }
