@@ -22,6 +22,7 @@ fn dynamic_query_catches_what_static_queries_miss() {
     let ctx = Context::new(&ContextDef {
         backend: BackendKind::Cpu,
         cpu_threads: 1,
+        ..Default::default()
     })
     .unwrap();
     let (p, t) = flap();

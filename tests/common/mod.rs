@@ -55,6 +55,7 @@ pub fn cpu_context(threads: u32) -> Context {
     Context::new(&ContextDef {
         backend: BackendKind::Cpu,
         cpu_threads: threads,
+        ..Default::default()
     })
     .unwrap()
 }
