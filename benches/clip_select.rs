@@ -299,6 +299,7 @@ fn cpu_context(threads: u32) -> Context {
     Context::new(&ContextDef {
         backend: BackendKind::Cpu,
         cpu_threads: threads,
+        ..Default::default()
     })
     .expect("CPU context")
 }

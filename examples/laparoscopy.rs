@@ -229,6 +229,7 @@ fn run() -> Result<(), String> {
     let ctx = Context::new(&ContextDef {
         backend: BackendKind::Auto,
         cpu_threads: 0,
+        ..Default::default()
     })
     .map_err(|e| format!("cannot create a context: {e}"))?;
     let mesh = ctx

@@ -94,6 +94,11 @@ typedef struct TrocarContextDef {
    */
   uint32_t cpu_threads;
   /**
+   * Nonzero: `TROCAR_BACKEND_GPU` may use a software adapter (Mesa's lavapipe) when no hardware GPU exists;
+   * the environment variable `TROCAR_ALLOW_SOFTWARE_GPU=1` does the same.
+   */
+  uint32_t allow_software_gpu;
+  /**
    * Set by `trocar_default_context_def`; do not change.
    */
   uint32_t internal_value;
@@ -267,6 +272,17 @@ typedef struct TrocarHit {
  * An internal panic was caught at the C boundary; the message says where.
  */
 #define TROCAR_ERROR_PANIC 8
+
+/**
+ * The results object has a submitted batch not yet collected with `trocar_results_wait`.
+ */
+#define TROCAR_ERROR_PENDING 9
+
+/**
+ * A submitted GPU batch overflowed its buffers and its meshes changed before it could be re-run; the buffers
+ * have grown, submit again.
+ */
+#define TROCAR_ERROR_RESULTS_OVERFLOW 10
 
 /**
  * A hardware GPU when one is usable, otherwise the CPU (never a software GPU).
@@ -447,7 +463,8 @@ TrocarStatus trocar_query_dynamic(const struct TrocarContext *ctx,
                                   struct TrocarResults *results);
 
 /**
- * Runs `count` queries (many tools × meshes) at once; query `i`'s answers are at index `i` of `results`.
+ * Runs `count` queries (many tools × meshes) at once, in one GPU submission; query `i`'s answers are at
+ * index `i` of `results`.
  *
  * # Safety
  * `queries` must hold `count` queries; `ctx`, `results` live; `results` used by no other thread.
@@ -456,6 +473,19 @@ TrocarStatus trocar_query_batch(const struct TrocarContext *ctx,
                                 const struct TrocarQuery *queries,
                                 uint32_t count,
                                 struct TrocarResults *results);
+
+/**
+ * Starts a batch like `trocar_query_batch` but returns once it is submitted, so the caller can step its
+ * physics meanwhile; `trocar_results_wait` collects it. The answers describe the meshes at submission. On the
+ * CPU backend the work is done here and the wait returns at once.
+ *
+ * # Safety
+ * `queries` must hold `count` queries; `ctx`, `results` live; `results` used by no other thread.
+ */
+TrocarStatus trocar_query_submit(const struct TrocarContext *ctx,
+                                 const struct TrocarQuery *queries,
+                                 uint32_t count,
+                                 struct TrocarResults *results);
 
 /**
  * Creates an empty results object for queries on `ctx`.
@@ -474,12 +504,13 @@ TrocarStatus trocar_results_create(const struct TrocarContext *ctx, struct Troca
 void trocar_results_destroy(struct TrocarResults *results);
 
 /**
- * Number of queries the last run answered.
+ * Number of queries the last run answered (`TROCAR_ERROR_PENDING` while a submitted batch is in flight).
  *
  * # Safety
  * `results` must be a live results object; `out_count` writable.
  */
-TrocarStatus trocar_results_query_count(const struct TrocarResults *results, uint32_t *out_count);
+TrocarStatus trocar_results_query_count(const struct TrocarResults *results,
+                                        uint32_t *out_count);
 
 /**
  * A view of query `query_index`'s hits, sorted by triangle; NULL with count 0 when there are none. Valid until
@@ -504,6 +535,25 @@ TrocarStatus trocar_results_feedback(const struct TrocarResults *results,
                                      uint32_t query_index,
                                      const float **out_xyz,
                                      uint32_t *out_vertex_count);
+
+/**
+ * Waits for the batch `trocar_query_submit` started on `results` and makes its views readable; returns
+ * `TROCAR_OK` at once when nothing is in flight. On `TROCAR_ERROR_DEVICE_LOST` the context has switched to the
+ * CPU backend: submit again.
+ *
+ * # Safety
+ * `ctx` and `results` must be live; `results` used by no other thread.
+ */
+TrocarStatus trocar_results_wait(const struct TrocarContext *ctx,
+                                 struct TrocarResults *results);
+
+/**
+ * Writes 1 to `*out_pending` while `results` holds a submitted batch not yet collected, else 0.
+ *
+ * # Safety
+ * `results` must be a live results object; `out_pending` writable.
+ */
+TrocarStatus trocar_results_is_pending(const struct TrocarResults *results, uint32_t *out_pending);
 
 /**
  * The name of a status value as a static NUL-terminated string ("TROCAR_STATUS_UNKNOWN" for other values).

@@ -1,6 +1,6 @@
 //! A context owns a backend and the meshes; it validates queries and hands them to the backend.
 
-use crate::backend::{Backend, CpuBackend, MeshChange, PreparedQuery};
+use crate::backend::{Backend, CpuBackend, GpuBackend, MeshChange, PreparedQuery, Submission};
 use crate::error::{Error, ErrorKind, Result};
 use crate::geometry::{Tool, VolumeKind};
 use crate::mesh::{Mesh, MeshId};
@@ -8,6 +8,8 @@ use crate::mesh_store::MeshStore;
 use crate::query::Query;
 use crate::results::Results;
 use glam::Vec3;
+use parking_lot::RwLock;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 pub use crate::backend::BackendKind;
@@ -19,6 +21,9 @@ pub struct ContextDef {
     pub backend: BackendKind,
     /// Threads the CPU backend may use; 0 = one per available core.
     pub cpu_threads: u32,
+    /// Lets [`BackendKind::Gpu`] use a software adapter (Mesa's lavapipe, say) when no hardware GPU exists.
+    /// The environment variable `TROCAR_ALLOW_SOFTWARE_GPU=1` does the same. `Auto` never picks one.
+    pub allow_software_gpu: bool,
 }
 
 /// The library's state: a backend and the meshes it answers queries on.
@@ -27,7 +32,9 @@ pub struct ContextDef {
 /// has its own readers-writer lock).
 pub struct Context {
     tag: u16,
-    backend: Box<dyn Backend>,
+    def: ContextDef,
+    /// Swapped for a CPU backend when the GPU is lost; the meshes live here, so nothing needs re-uploading.
+    backend: RwLock<Arc<dyn Backend>>,
     meshes: MeshStore,
 }
 
@@ -37,31 +44,57 @@ static NEXT_TAG: AtomicU32 = AtomicU32::new(0);
 impl Context {
     /// Creates a context with the backend `def` asks for.
     pub fn new(def: &ContextDef) -> Result<Self> {
-        let backend: Box<dyn Backend> = match def.backend {
-            BackendKind::Auto | BackendKind::Cpu => Box::new(CpuBackend::new(def.cpu_threads)?),
-            BackendKind::Gpu => {
-                return Err(Error::new(
-                    ErrorKind::BackendUnavailable,
-                    "the GPU backend is not available in this build",
-                ));
-            }
+        let backend: Arc<dyn Backend> = match def.backend {
+            BackendKind::Cpu => Arc::new(CpuBackend::new(def.cpu_threads)?),
+            BackendKind::Gpu => Arc::new(GpuBackend::new(
+                def.allow_software_gpu || software_gpu_allowed_by_env(),
+            )?),
+            // Only hardware: a software rasterizer's "GPU" is slower than the CPU backend on the same cores.
+            BackendKind::Auto => match GpuBackend::new(false) {
+                Ok(gpu) => Arc::new(gpu),
+                Err(_) => Arc::new(CpuBackend::new(def.cpu_threads)?),
+            },
         };
         let tag = (NEXT_TAG.fetch_add(1, Ordering::Relaxed) % u32::from(u16::MAX)) as u16 + 1;
         Ok(Self {
             tag,
-            backend,
+            def: *def,
+            backend: RwLock::new(backend),
             meshes: MeshStore::new(tag),
         })
     }
 
+    /// The current backend (a clone of the handle, so no lock is held while it works).
+    fn backend(&self) -> Arc<dyn Backend> {
+        self.backend.read().clone()
+    }
+
     /// The backend queries run on (never `Auto`).
     pub fn backend_kind(&self) -> BackendKind {
-        self.backend.kind()
+        self.backend().kind()
     }
 
     /// Name of the device the backend runs on.
     pub fn device_name(&self) -> String {
-        self.backend.device_name()
+        self.backend().device_name()
+    }
+
+    /// Makes the GPU device unusable, as a driver reset would: the next query reports
+    /// [`ErrorKind::DeviceLost`] and the context carries on with the CPU backend. For testing that path.
+    #[doc(hidden)]
+    pub fn lose_device_for_testing(&self) {
+        self.backend().lose_device();
+    }
+
+    /// After `failed` lost its device: carry on with a CPU backend (once, whichever thread noticed first).
+    fn fall_back_to_cpu(&self, failed: &Arc<dyn Backend>) {
+        let mut current = self.backend.write();
+        if Arc::ptr_eq(&current, failed) {
+            // A CPU pool that cannot start leaves the lost GPU in place: every query keeps saying so.
+            if let Ok(cpu) = CpuBackend::new(self.def.cpu_threads) {
+                *current = Arc::new(cpu);
+            }
+        }
     }
 
     /// Copies a mesh into the context.
@@ -71,7 +104,7 @@ impl Context {
         let table = self.meshes.table();
         let lock = table.get(id)?;
         let mesh = lock.write();
-        if let Err(e) = self.backend.mesh_changed(id, &mesh, MeshChange::Created) {
+        if let Err(e) = self.backend().mesh_changed(id, &mesh, MeshChange::Created) {
             drop(mesh);
             drop(table);
             let _ = self.meshes.remove(id);
@@ -89,7 +122,7 @@ impl Context {
             first: first as usize,
             count: positions.len(),
         };
-        self.backend.mesh_changed(id, &mesh, change)
+        self.backend().mesh_changed(id, &mesh, change)
     }
 
     /// Replaces a mesh's triangles (after a cut, say); a rejected list changes nothing.
@@ -97,13 +130,14 @@ impl Context {
         let table = self.meshes.table();
         let mut mesh = table.get(id)?.write();
         mesh.set_triangles(triangles)?;
-        self.backend.mesh_changed(id, &mesh, MeshChange::Triangles)
+        self.backend()
+            .mesh_changed(id, &mesh, MeshChange::Triangles)
     }
 
     /// Destroys a mesh; its id becomes stale.
     pub fn destroy_mesh(&self, id: MeshId) -> Result<()> {
         self.meshes.remove(id)?;
-        self.backend.mesh_destroyed(id);
+        self.backend().mesh_destroyed(id);
         Ok(())
     }
 
@@ -126,8 +160,25 @@ impl Context {
 
     /// Answers a batch of queries. On error nothing is run and `results` keeps its previous contents.
     pub fn query(&self, queries: &[Query], results: &mut Results) -> Result<()> {
+        self.submit(queries, results)?;
+        // A blocking call answers for the meshes as they are during the call: an overflow re-run may see a
+        // mesh another thread updated meanwhile.
+        self.collect(results, false)
+    }
+
+    /// Starts a batch and returns without waiting for the GPU; [`Context::wait`] collects it. The results
+    /// describe the meshes as they were at submission. On the CPU backend the work is done here.
+    ///
+    /// On error nothing is submitted and `results` is left empty.
+    pub fn submit(&self, queries: &[Query], results: &mut Results) -> Result<()> {
         if results.context != self.tag {
             return Err(Error::invalid("results object belongs to another context"));
+        }
+        if results.pending.is_some() {
+            return Err(Error::new(
+                ErrorKind::Pending,
+                "results object has a submitted batch: wait for it before submitting another",
+            ));
         }
         let table = self.meshes.table();
         let prepared = &mut results.scratch.prepared;
@@ -139,20 +190,81 @@ impl Context {
             prepared
                 .try_reserve(1)
                 .map_err(|_| Error::out_of_memory("the query batch"))?;
-            prepared.push(PreparedQuery { slot, volume });
+            prepared.push(PreparedQuery {
+                mesh: q.mesh,
+                slot,
+                volume,
+            });
         }
         results.prepare(queries.len());
+        let backend = self.backend();
         let Results {
             outputs, scratch, ..
         } = results;
-        self.backend
-            .run(
-                &table,
-                &scratch.prepared,
-                &mut outputs[..queries.len()],
-                &mut scratch.backend,
-            )
-            .inspect_err(|_| results.len = 0)
+        let submitted = backend.submit(
+            &table,
+            &scratch.prepared,
+            &mut outputs[..queries.len()],
+            &mut scratch.backend,
+        );
+        drop(table);
+        match submitted {
+            Ok(Submission::Done) => {
+                results.len = queries.len();
+                Ok(())
+            }
+            Ok(Submission::Pending) => {
+                results.pending = Some(backend);
+                Ok(())
+            }
+            Err(e) => {
+                if e.kind == ErrorKind::DeviceLost {
+                    self.fall_back_to_cpu(&backend);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Waits for the batch [`Context::submit`] started and makes its answers readable; returns at once if
+    /// none is in flight.
+    pub fn wait(&self, results: &mut Results) -> Result<()> {
+        self.collect(results, true)
+    }
+
+    /// [`Context::wait`]; `same_meshes`: refuse an overflow re-run on meshes changed since submission.
+    fn collect(&self, results: &mut Results, same_meshes: bool) -> Result<()> {
+        if results.context != self.tag {
+            return Err(Error::invalid("results object belongs to another context"));
+        }
+        let Some(backend) = results.pending.take() else {
+            return Ok(());
+        };
+        let n = results.scratch.prepared.len();
+        let table = self.meshes.table();
+        let Results {
+            outputs, scratch, ..
+        } = results;
+        let collected = backend.wait(
+            &table,
+            &scratch.prepared,
+            &mut outputs[..n],
+            &mut scratch.backend,
+            same_meshes,
+        );
+        drop(table);
+        match collected {
+            Ok(()) => {
+                results.len = n;
+                Ok(())
+            }
+            Err(e) => {
+                if e.kind == ErrorKind::DeviceLost {
+                    self.fall_back_to_cpu(&backend);
+                }
+                Err(e)
+            }
+        }
     }
 
     /// One static query: which triangles does the tool at rest touch?
@@ -189,4 +301,9 @@ impl Context {
         };
         self.query(std::slice::from_ref(&q), results)
     }
+}
+
+/// `TROCAR_ALLOW_SOFTWARE_GPU=1` in the environment.
+fn software_gpu_allowed_by_env() -> bool {
+    std::env::var_os("TROCAR_ALLOW_SOFTWARE_GPU").is_some_and(|v| v == "1")
 }

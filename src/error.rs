@@ -21,6 +21,10 @@ pub enum ErrorKind {
     OutOfMemory,
     /// A panic was caught at the C boundary.
     Panic,
+    /// The results object holds a submitted batch that has not been collected yet.
+    Pending,
+    /// A submitted batch found more hits than its buffers held and its meshes changed before it could be re-run.
+    ResultsOverflow,
 }
 
 /// An error with a human-readable detail message.

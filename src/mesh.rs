@@ -40,6 +40,8 @@ pub struct Mesh {
     ys: Vec<f32>,
     zs: Vec<f32>,
     triangles: Vec<[u32; 3]>,
+    /// Bumped by every accepted change, so an in-flight GPU batch can tell whether the mesh moved under it.
+    version: u64,
 }
 
 impl Mesh {
@@ -81,6 +83,11 @@ impl Mesh {
         (&self.xs, &self.ys, &self.zs)
     }
 
+    /// Counts accepted changes: equal versions of one mesh mean equal contents.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
     /// Position of vertex `i`.
     #[inline]
     pub fn position(&self, i: u32) -> Vec3 {
@@ -112,6 +119,7 @@ impl Mesh {
             self.ys[k] = p[1];
             self.zs[k] = p[2];
         }
+        self.version += 1;
         Ok(())
     }
 
@@ -122,6 +130,7 @@ impl Mesh {
         reserve(&mut fresh, triangles.len(), "triangles")?;
         fresh.extend_from_slice(triangles);
         self.triangles = fresh;
+        self.version += 1;
         Ok(())
     }
 }
@@ -181,7 +190,9 @@ mod tests {
         assert!(m.update_positions(0, &[[0.0, 2e6, 0.0]]).is_err());
         assert!(m.set_triangles(&[[0, 1, 4]]).is_err());
         assert_eq!(m, before);
+        assert_eq!(m.version(), 0);
         m.update_positions(2, &[[5.0, 5.0, 5.0]]).unwrap();
         assert_eq!(m.position(2), Vec3::splat(5.0));
+        assert_eq!(m.version(), 1);
     }
 }

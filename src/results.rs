@@ -28,13 +28,14 @@ impl QueryOutput {
 }
 
 /// Results of the last query or batch run with it. Views stay valid until it is queried again or dropped.
-#[derive(Debug)]
 pub struct Results {
     pub(crate) context: u16,
     pub(crate) outputs: Vec<QueryOutput>,
     pub(crate) len: usize,
     /// Per-backend scratch (outcodes, per-chunk buffers), kept to avoid allocating per query.
     pub(crate) scratch: crate::backend::Scratch,
+    /// The backend running a submitted batch not yet collected.
+    pub(crate) pending: Option<std::sync::Arc<dyn crate::backend::Backend>>,
 }
 
 impl Results {
@@ -44,10 +45,16 @@ impl Results {
             outputs: Vec::new(),
             len: 0,
             scratch: Default::default(),
+            pending: None,
         }
     }
 
-    /// Number of queries the last run answered.
+    /// True between [`crate::Context::submit`] and [`crate::Context::wait`]: nothing is readable meanwhile.
+    pub fn is_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Number of queries the last run answered (0 while a batch is pending).
     pub fn len(&self) -> usize {
         self.len
     }
@@ -72,14 +79,25 @@ impl Results {
         self.get(i).map(QueryOutput::feedback)
     }
 
-    /// Makes room for `n` cleared outputs (allocates only when the batch grows).
+    /// Makes room for `n` cleared outputs (allocates only when the batch grows); nothing is readable until the
+    /// run completes and sets `len`.
     pub(crate) fn prepare(&mut self, n: usize) {
         if self.outputs.len() < n {
             self.outputs.resize_with(n, QueryOutput::default);
         }
-        self.len = n;
+        self.len = 0;
         for o in &mut self.outputs[..n] {
             o.clear();
         }
+    }
+}
+
+impl std::fmt::Debug for Results {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Results")
+            .field("context", &self.context)
+            .field("outputs", &&self.outputs[..self.len])
+            .field("pending", &self.pending.is_some())
+            .finish_non_exhaustive()
     }
 }

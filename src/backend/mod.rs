@@ -1,9 +1,10 @@
 //! Backends run the clip-select pass. They all answer the same queries the same way; the context picks one.
 //!
-//! The CPU backend is always there. A GPU backend mirrors meshes into device buffers through the `mesh_*`
-//! notifications and answers whole batches in one submission.
+//! The CPU backend is always there. The GPU backend mirrors meshes into device buffers through the `mesh_*`
+//! notifications and answers whole batches in one submission, which the caller may collect later.
 
 pub mod cpu;
+pub mod gpu;
 
 use crate::error::Result;
 use crate::geometry::ToolVolume;
@@ -12,6 +13,7 @@ use crate::mesh_store::MeshTable;
 use crate::results::QueryOutput;
 
 pub use cpu::CpuBackend;
+pub use gpu::GpuBackend;
 
 /// The backend kinds a context can run on (the C API's `TrocarBackend`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -41,9 +43,11 @@ pub enum MeshChange {
     Triangles,
 }
 
-/// A validated query: the slot of its mesh and the volume to clip against.
+/// A validated query: its mesh and the volume to clip against.
 #[derive(Clone, Copy, Debug)]
 pub struct PreparedQuery {
+    /// The mesh, so a batch collected later can check it still exists.
+    pub mesh: MeshId,
     /// Slot of the mesh in the context's [`MeshTable`].
     pub slot: usize,
     /// The tool volume.
@@ -64,6 +68,17 @@ pub struct Scratch {
 pub struct BackendScratch {
     /// The CPU backend's outcodes and per-chunk outputs.
     pub(crate) cpu: cpu::CpuScratch,
+    /// The GPU backend's device buffers for this results object (created on first use).
+    pub(crate) gpu: Option<gpu::GpuScratch>,
+}
+
+/// What [`Backend::submit`] left behind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Submission {
+    /// The outputs are written.
+    Done,
+    /// The work is in flight; [`Backend::wait`] collects it.
+    Pending,
 }
 
 /// A clip-select engine.
@@ -82,12 +97,31 @@ pub trait Backend: Send + Sync {
     /// A mesh was destroyed.
     fn mesh_destroyed(&self, _id: MeshId) {}
 
-    /// Answers `queries` into `outputs` (one each, already cleared), hits sorted by triangle.
-    fn run(
+    /// Starts answering `queries` into `outputs` (one each, already cleared), hits sorted by triangle.
+    ///
+    /// A backend that works synchronously writes the outputs and returns [`Submission::Done`].
+    fn submit(
         &self,
         meshes: &MeshTable<'_>,
         queries: &[PreparedQuery],
         outputs: &mut [QueryOutput],
         scratch: &mut BackendScratch,
-    ) -> Result<()>;
+    ) -> Result<Submission>;
+
+    /// Collects a [`Submission::Pending`] batch into `outputs`. `meshes` is only read if the batch must be
+    /// re-run (its output buffers overflowed); with `same_meshes` a re-run is refused when a mesh changed since
+    /// submission, since the caller asked about the meshes as they were.
+    fn wait(
+        &self,
+        _meshes: &MeshTable<'_>,
+        _queries: &[PreparedQuery],
+        _outputs: &mut [QueryOutput],
+        _scratch: &mut BackendScratch,
+        _same_meshes: bool,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    /// Makes the device unusable, as a driver reset would; for testing the fallback path. No-op on the CPU.
+    fn lose_device(&self) {}
 }

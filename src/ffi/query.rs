@@ -83,7 +83,32 @@ pub unsafe extern "C" fn trocar_query_dynamic(
     })
 }
 
-/// Runs `count` queries (many tools × meshes) at once; query `i`'s answers are at index `i` of `results`.
+/// Converts a C batch into `r.queries`, reusing its storage.
+///
+/// # Safety
+/// `queries` must hold `count` queries.
+unsafe fn convert_batch(
+    queries: *const TrocarQuery,
+    count: u32,
+    r: &mut TrocarResults,
+) -> Result<()> {
+    // SAFETY: forwarded contract.
+    let queries = unsafe { as_slice(queries, count as usize, "queries") }?;
+    r.queries.clear();
+    r.queries
+        .try_reserve(queries.len())
+        .map_err(|_| Error::out_of_memory("the query batch"))?;
+    for (i, q) in queries.iter().enumerate() {
+        let q = q
+            .to_core()
+            .map_err(|e| Error::new(e.kind, format!("query {i}: {}", e.message)))?;
+        r.queries.push(q);
+    }
+    Ok(())
+}
+
+/// Runs `count` queries (many tools × meshes) at once, in one GPU submission; query `i`'s answers are at
+/// index `i` of `results`.
 ///
 /// # Safety
 /// `queries` must hold `count` queries; `ctx`, `results` live; `results` used by no other thread.
@@ -97,18 +122,30 @@ pub unsafe extern "C" fn trocar_query_batch(
     run(|| {
         // SAFETY: C caller's contract.
         let ctx = unsafe { TrocarContext::get(ctx) }?;
-        let queries = unsafe { as_slice(queries, count as usize, "queries") }?;
         let r = unsafe { TrocarResults::get_mut(results) }?;
-        r.queries.clear();
-        r.queries
-            .try_reserve(queries.len())
-            .map_err(|_| Error::out_of_memory("the query batch"))?;
-        for (i, q) in queries.iter().enumerate() {
-            let q = q
-                .to_core()
-                .map_err(|e| Error::new(e.kind, format!("query {i}: {}", e.message)))?;
-            r.queries.push(q);
-        }
+        unsafe { convert_batch(queries, count, r) }?;
         ctx.query(&r.queries, &mut r.inner)
+    })
+}
+
+/// Starts a batch like `trocar_query_batch` but returns once it is submitted, so the caller can step its
+/// physics meanwhile; `trocar_results_wait` collects it. The answers describe the meshes at submission. On the
+/// CPU backend the work is done here and the wait returns at once.
+///
+/// # Safety
+/// `queries` must hold `count` queries; `ctx`, `results` live; `results` used by no other thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_query_submit(
+    ctx: *const TrocarContext,
+    queries: *const TrocarQuery,
+    count: u32,
+    results: *mut TrocarResults,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let ctx = unsafe { TrocarContext::get(ctx) }?;
+        let r = unsafe { TrocarResults::get_mut(results) }?;
+        unsafe { convert_batch(queries, count, r) }?;
+        ctx.submit(&r.queries, &mut r.inner)
     })
 }

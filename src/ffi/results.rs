@@ -28,6 +28,17 @@ impl Handle for TrocarResults {
 }
 
 impl TrocarResults {
+    /// Refuses reads while a submitted batch has not been collected.
+    fn readable(&self) -> Result<()> {
+        if self.inner.is_pending() {
+            return Err(Error::new(
+                ErrorKind::Pending,
+                "results object has a submitted batch: call trocar_results_wait first",
+            ));
+        }
+        Ok(())
+    }
+
     /// The results object behind a C pointer, for reading.
     ///
     /// # Safety
@@ -47,6 +58,7 @@ impl TrocarResults {
     }
 
     fn output(&self, query_index: u32) -> Result<&QueryOutput> {
+        self.readable()?;
         self.inner.get(query_index as usize).ok_or_else(|| {
             Error::new(
                 ErrorKind::OutOfRange,
@@ -92,7 +104,7 @@ pub unsafe extern "C" fn trocar_results_destroy(results: *mut TrocarResults) {
     catch((), || unsafe { destroy(results) })
 }
 
-/// Number of queries the last run answered.
+/// Number of queries the last run answered (`TROCAR_ERROR_PENDING` while a submitted batch is in flight).
 ///
 /// # Safety
 /// `results` must be a live results object; `out_count` writable.
@@ -104,6 +116,7 @@ pub unsafe extern "C" fn trocar_results_query_count(
     run(|| {
         // SAFETY: C caller's contract.
         let r = unsafe { TrocarResults::get(results) }?;
+        r.readable()?;
         unsafe { write(out_count, r.inner.len() as u32, "out_count") }
     })
 }
@@ -167,5 +180,40 @@ pub unsafe extern "C" fn trocar_results_feedback(
             write(out_xyz, ptr, "out_xyz")?;
             write(out_vertex_count, fb.len() as u32, "out_vertex_count")
         }
+    })
+}
+
+/// Waits for the batch `trocar_query_submit` started on `results` and makes its views readable; returns
+/// `TROCAR_OK` at once when nothing is in flight. On `TROCAR_ERROR_DEVICE_LOST` the context has switched to the
+/// CPU backend: submit again.
+///
+/// # Safety
+/// `ctx` and `results` must be live; `results` used by no other thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_results_wait(
+    ctx: *const TrocarContext,
+    results: *mut TrocarResults,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let ctx = unsafe { TrocarContext::get(ctx) }?;
+        let r = unsafe { TrocarResults::get_mut(results) }?;
+        ctx.wait(&mut r.inner)
+    })
+}
+
+/// Writes 1 to `*out_pending` while `results` holds a submitted batch not yet collected, else 0.
+///
+/// # Safety
+/// `results` must be a live results object; `out_pending` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_results_is_pending(
+    results: *const TrocarResults,
+    out_pending: *mut u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let r = unsafe { TrocarResults::get(results) }?;
+        unsafe { write(out_pending, u32::from(r.inner.is_pending()), "out_pending") }
     })
 }

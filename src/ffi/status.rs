@@ -24,6 +24,11 @@ pub const TROCAR_ERROR_DEVICE_LOST: TrocarStatus = 6;
 pub const TROCAR_ERROR_OUT_OF_MEMORY: TrocarStatus = 7;
 /// An internal panic was caught at the C boundary; the message says where.
 pub const TROCAR_ERROR_PANIC: TrocarStatus = 8;
+/// The results object has a submitted batch not yet collected with `trocar_results_wait`.
+pub const TROCAR_ERROR_PENDING: TrocarStatus = 9;
+/// A submitted GPU batch overflowed its buffers and its meshes changed before it could be re-run; the buffers
+/// have grown, submit again.
+pub const TROCAR_ERROR_RESULTS_OVERFLOW: TrocarStatus = 10;
 
 /// The status value for an error kind.
 pub(crate) fn status_of(kind: ErrorKind) -> TrocarStatus {
@@ -36,6 +41,8 @@ pub(crate) fn status_of(kind: ErrorKind) -> TrocarStatus {
         ErrorKind::DeviceLost => TROCAR_ERROR_DEVICE_LOST,
         ErrorKind::OutOfMemory => TROCAR_ERROR_OUT_OF_MEMORY,
         ErrorKind::Panic => TROCAR_ERROR_PANIC,
+        ErrorKind::Pending => TROCAR_ERROR_PENDING,
+        ErrorKind::ResultsOverflow => TROCAR_ERROR_RESULTS_OVERFLOW,
     }
 }
 
@@ -53,6 +60,8 @@ pub extern "C" fn trocar_status_name(status: TrocarStatus) -> *const c_char {
             TROCAR_ERROR_DEVICE_LOST => c"TROCAR_ERROR_DEVICE_LOST",
             TROCAR_ERROR_OUT_OF_MEMORY => c"TROCAR_ERROR_OUT_OF_MEMORY",
             TROCAR_ERROR_PANIC => c"TROCAR_ERROR_PANIC",
+            TROCAR_ERROR_PENDING => c"TROCAR_ERROR_PENDING",
+            TROCAR_ERROR_RESULTS_OVERFLOW => c"TROCAR_ERROR_RESULTS_OVERFLOW",
             _ => c"TROCAR_STATUS_UNKNOWN",
         }
         .as_ptr()

@@ -37,6 +37,9 @@ pub struct TrocarContextDef {
     pub backend: TrocarBackend,
     /// Threads the CPU backend may use; 0 = one per available core.
     pub cpu_threads: u32,
+    /// Nonzero: `TROCAR_BACKEND_GPU` may use a software adapter (Mesa's lavapipe) when no hardware GPU exists;
+    /// the environment variable `TROCAR_ALLOW_SOFTWARE_GPU=1` does the same.
+    pub allow_software_gpu: u32,
     /// Set by `trocar_default_context_def`; do not change.
     pub internal_value: u32,
 }
@@ -89,6 +92,7 @@ impl TrocarContextDef {
         Self {
             backend: TROCAR_BACKEND_AUTO,
             cpu_threads: 0,
+            allow_software_gpu: 0,
             internal_value: CONTEXT_DEF_COOKIE,
         }
     }
@@ -108,6 +112,7 @@ impl TrocarContextDef {
         Ok(crate::ContextDef {
             backend,
             cpu_threads: self.cpu_threads,
+            allow_software_gpu: self.allow_software_gpu != 0,
         })
     }
 }

@@ -71,6 +71,11 @@ impl ClipVolume {
         &self.slabs[..self.count]
     }
 
+    /// The viewing direction and offset: depth of `p` is `axis · p - offset`.
+    pub fn depth_plane(&self) -> (Vec3, f32) {
+        (self.depth_axis, self.depth_offset)
+    }
+
     /// Depth of `p` along the viewing direction, from the camera origin (the entry point).
     #[inline]
     pub fn depth(&self, p: Vec3) -> f32 {

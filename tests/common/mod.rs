@@ -58,13 +58,11 @@ pub fn cpu_context(threads: u32) -> Context {
 }
 
 /// How a test asks for a context on `backend`: software GPU adapters (Mesa's lavapipe) allowed.
-// Until the GPU backend's `allow_software_gpu` field lands, the update fills nothing in.
-#[allow(clippy::needless_update)]
 pub fn context_def(backend: BackendKind, threads: u32) -> ContextDef {
     ContextDef {
         backend,
         cpu_threads: threads,
-        ..Default::default()
+        allow_software_gpu: true,
     }
 }
 

@@ -8,7 +8,7 @@
 
 mod select;
 
-use super::{Backend, BackendKind, BackendScratch, PreparedQuery};
+use super::{Backend, BackendKind, BackendScratch, PreparedQuery, Submission};
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;
 use crate::mesh_store::MeshTable;
@@ -81,13 +81,13 @@ impl Backend for CpuBackend {
         format!("CPU ({} threads)", self.threads)
     }
 
-    fn run(
+    fn submit(
         &self,
         meshes: &MeshTable<'_>,
         queries: &[PreparedQuery],
         outputs: &mut [QueryOutput],
         scratch: &mut BackendScratch,
-    ) -> Result<()> {
+    ) -> Result<Submission> {
         let scratch = &mut scratch.cpu;
         // Only a batch can go query-parallel; a single query skips this extra look at the meshes.
         let all_small = || {
@@ -119,7 +119,7 @@ impl Backend for CpuBackend {
                 }
             }
         }
-        Ok(())
+        Ok(Submission::Done)
     }
 }
 

@@ -1,0 +1,595 @@
+//! One results object's device buffers, and a batch's life: encode, submit, read back, re-run on overflow,
+//! sort into the per-query outputs.
+
+use super::GpuBackend;
+use super::device::{Gpu, lost};
+use super::layout::{FEEDBACK_VERTEX_SIZE, GpuHit, GpuParams, GpuQuery, HIT_SIZE};
+use super::mesh_buffers::create_buffer;
+use crate::backend::PreparedQuery;
+use crate::error::{Error, ErrorKind, Result};
+use crate::mesh::{Mesh, MeshId};
+use crate::mesh_store::MeshTable;
+use crate::results::QueryOutput;
+use parking_lot::{Mutex, RwLockReadGuard};
+use std::sync::Arc;
+use wgpu::BufferUsages as U;
+
+/// Workgroup size of both entry points.
+const WORKGROUP: u32 = 64;
+/// Hit records and feedback vertices a fresh results object has room for; grown on demand.
+const INITIAL_HITS: u32 = 1 << 10;
+const INITIAL_FEEDBACK: u32 = 1 << 13;
+/// Bytes of the counters at the start of the read-back buffer.
+const COUNTERS_SIZE: u64 = 8;
+
+/// A device buffer that grows (never shrinks) to the largest size asked of it.
+struct Grown {
+    label: &'static str,
+    usage: wgpu::BufferUsages,
+    buffer: Option<wgpu::Buffer>,
+}
+
+impl Grown {
+    const fn new(label: &'static str, usage: wgpu::BufferUsages) -> Self {
+        Self {
+            label,
+            usage,
+            buffer: None,
+        }
+    }
+
+    /// The buffer, at least `size` bytes.
+    fn at_least(&mut self, gpu: &Gpu, size: u64) -> Result<&wgpu::Buffer> {
+        let size = size.max(16).next_multiple_of(16);
+        if self.buffer.as_ref().is_none_or(|b| b.size() < size) {
+            self.buffer = None;
+            self.buffer = Some(create_buffer(gpu, self.label, size, self.usage)?);
+        }
+        Ok(self.buffer.as_ref().expect("just made"))
+    }
+
+    fn get(&self) -> &wgpu::Buffer {
+        self.buffer.as_ref().expect("allocated by the submission")
+    }
+}
+
+/// One dispatch pair: a mesh and a run of the batch's queries on it.
+#[derive(Clone, Copy, Debug)]
+struct Dispatch {
+    first_query: u32,
+    query_count: u32,
+    words_per_query: u32,
+    triangle_count: u32,
+}
+
+/// A submitted batch not yet read back.
+struct InFlight {
+    submission: wgpu::SubmissionIndex,
+    /// Set by the map callback.
+    mapped: Arc<Mutex<Option<std::result::Result<(), wgpu::BufferAsyncError>>>>,
+    /// Hit records and feedback vertices copied into the read-back buffer behind the counters.
+    read_hits: u32,
+    read_feedback: u32,
+}
+
+/// The device buffers and host staging of one results object.
+pub struct GpuScratch {
+    gpu: Arc<Gpu>,
+    queries: Grown,
+    params: Grown,
+    outcodes: Grown,
+    counters: Grown,
+    hits: Grown,
+    feedback: Grown,
+    readback: Grown,
+    hit_capacity: u32,
+    feedback_capacity: u32,
+    /// Read-back sizes expected from the previous batches, so one round trip usually suffices.
+    expected_hits: u32,
+    expected_feedback: u32,
+    host_queries: Vec<GpuQuery>,
+    host_params: Vec<u8>,
+    dispatches: Vec<Dispatch>,
+    bind_groups: Vec<wgpu::BindGroup>,
+    /// Query indices in mesh-slot order (the order the meshes are locked and dispatched in).
+    order: Vec<u32>,
+    /// Every mesh of the batch with its version at submission.
+    versions: Vec<(MeshId, u64)>,
+    records: Vec<GpuHit>,
+    host_feedback: Vec<[f32; 3]>,
+    sorted: Vec<(u32, u32, u32)>,
+    in_flight: Option<InFlight>,
+}
+
+impl std::fmt::Debug for GpuScratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuScratch")
+            .field("hit_capacity", &self.hit_capacity)
+            .field("feedback_capacity", &self.feedback_capacity)
+            .field("in_flight", &self.in_flight.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl GpuScratch {
+    /// Empty buffers on `gpu`, allocated by the first batch.
+    pub fn new(gpu: Arc<Gpu>) -> Self {
+        Self {
+            gpu,
+            queries: Grown::new("queries", U::STORAGE.union(U::COPY_DST)),
+            params: Grown::new("dispatch params", U::UNIFORM.union(U::COPY_DST)),
+            outcodes: Grown::new("outcodes", U::STORAGE),
+            counters: Grown::new("counters", U::STORAGE.union(U::COPY_SRC).union(U::COPY_DST)),
+            hits: Grown::new("hits", U::STORAGE.union(U::COPY_SRC)),
+            feedback: Grown::new("feedback", U::STORAGE.union(U::COPY_SRC)),
+            readback: Grown::new("read-back", U::MAP_READ.union(U::COPY_DST)),
+            hit_capacity: INITIAL_HITS,
+            feedback_capacity: INITIAL_FEEDBACK,
+            expected_hits: 256,
+            expected_feedback: 2048,
+            host_queries: Vec::new(),
+            host_params: Vec::new(),
+            dispatches: Vec::new(),
+            bind_groups: Vec::new(),
+            order: Vec::new(),
+            versions: Vec::new(),
+            records: Vec::new(),
+            host_feedback: Vec::new(),
+            sorted: Vec::new(),
+            in_flight: None,
+        }
+    }
+
+    /// Whether these buffers live on `gpu`.
+    pub fn is_on(&self, gpu: &Arc<Gpu>) -> bool {
+        Arc::ptr_eq(&self.gpu, gpu)
+    }
+
+    /// Encodes and submits the batch. With `same_versions`, refuses (with [`ErrorKind::ResultsOverflow`]) if a
+    /// mesh changed since the first submission: a re-run must answer for the meshes the caller submitted.
+    pub fn submit(
+        &mut self,
+        backend: &GpuBackend,
+        meshes: &MeshTable<'_>,
+        queries: &[PreparedQuery],
+        same_versions: bool,
+    ) -> Result<()> {
+        let gpu = self.gpu.clone();
+        gpu.check()?;
+        debug_assert!(self.in_flight.is_none());
+
+        // Lock the batch's meshes in slot order: every batch locks in the same order, so two batches and the
+        // writers they wait for can never wait on each other in a cycle.
+        self.order.clear();
+        self.order.extend(0..queries.len() as u32);
+        self.order.sort_by_key(|&i| queries[i as usize].slot);
+        let mut guards: Vec<(MeshId, RwLockReadGuard<'_, Mesh>)> = Vec::new();
+        for &i in &self.order {
+            let id = queries[i as usize].mesh;
+            if guards.last().is_none_or(|(last, _)| *last != id) {
+                let mesh = meshes.get(id).map_err(|e| {
+                    Error::new(
+                        e.kind,
+                        format!(
+                            "a mesh of the batch is gone before its re-run: {}",
+                            e.message
+                        ),
+                    )
+                })?;
+                guards.push((id, mesh.read()));
+            }
+        }
+        if same_versions {
+            let changed = guards
+                .iter()
+                .zip(&self.versions)
+                .any(|((id, m), (was, version))| id != was || m.version() != *version);
+            if changed {
+                return Err(Error::new(
+                    ErrorKind::ResultsOverflow,
+                    format!(
+                        "the batch found more hits than its buffers held ({} hits, {} feedback vertices) and a \
+                         mesh changed before it could be re-run; the buffers have grown: submit again",
+                        self.hit_capacity, self.feedback_capacity
+                    ),
+                ));
+            }
+        } else {
+            self.versions.clear();
+            self.versions
+                .extend(guards.iter().map(|(id, m)| (*id, m.version())));
+        }
+
+        // The queries in dispatch order, and each mesh's device buffers (refreshed if an upload failed).
+        self.host_queries.clear();
+        self.host_queries.extend(
+            self.order
+                .iter()
+                .map(|&i| GpuQuery::new(&queries[i as usize].volume, i)),
+        );
+        self.dispatches.clear();
+        let mut mesh_buffers = Vec::with_capacity(guards.len());
+        let max_y = gpu.device.limits().max_compute_workgroups_per_dimension;
+        let mut start = 0usize;
+        {
+            let mut table = backend.meshes.lock();
+            for (id, mesh) in &guards {
+                let count = self.order[start..]
+                    .iter()
+                    .take_while(|&&i| queries[i as usize].mesh == *id)
+                    .count();
+                let slot = (id.index1 - 1) as usize;
+                let device_mesh = table
+                    .get_mut(slot)
+                    .and_then(Option::as_mut)
+                    .filter(|m| m.generation == id.generation)
+                    .ok_or_else(|| lost("a mesh has no copy on the GPU"))?;
+                device_mesh.refresh(&gpu, mesh)?;
+                let words = device_mesh.vertex_count.div_ceil(4).max(1);
+                // Each dispatch's outcodes must fit one binding.
+                let per_dispatch =
+                    (gpu.max_binding / (u64::from(words) * 4)).clamp(1, u64::from(max_y)) as usize;
+                if device_mesh.triangle_count > 0 {
+                    let mut first = start;
+                    while first < start + count {
+                        let n = (start + count - first).min(per_dispatch);
+                        self.dispatches.push(Dispatch {
+                            first_query: first as u32,
+                            query_count: n as u32,
+                            words_per_query: words,
+                            triangle_count: device_mesh.triangle_count,
+                        });
+                        mesh_buffers.push((
+                            device_mesh.positions.clone(),
+                            device_mesh.indices.clone(),
+                            device_mesh.vertex_count,
+                        ));
+                        first += n;
+                    }
+                }
+                start += count;
+            }
+        }
+
+        let stride = gpu.params_stride;
+        self.host_params.clear();
+        self.host_params
+            .resize(self.dispatches.len().max(1) * stride as usize, 0);
+        for (k, (d, (_, _, vertex_count))) in self.dispatches.iter().zip(&mesh_buffers).enumerate()
+        {
+            let p = GpuParams {
+                vertex_count: *vertex_count,
+                triangle_count: d.triangle_count,
+                first_query: d.first_query,
+                words_per_query: d.words_per_query,
+                hit_capacity: self.hit_capacity,
+                feedback_capacity: self.feedback_capacity,
+                pad: [0; 2],
+            };
+            let at = k * stride as usize;
+            self.host_params[at..at + size_of::<GpuParams>()]
+                .copy_from_slice(bytemuck::bytes_of(&p));
+        }
+        let outcode_words = self
+            .dispatches
+            .iter()
+            .map(|d| u64::from(d.words_per_query) * u64::from(d.query_count))
+            .max()
+            .unwrap_or(1);
+
+        let query_bytes = (self.host_queries.len().max(1) * size_of::<GpuQuery>()) as u64;
+        self.queries.at_least(&gpu, query_bytes)?;
+        self.params.at_least(&gpu, self.host_params.len() as u64)?;
+        self.outcodes.at_least(&gpu, outcode_words * 4)?;
+        self.counters.at_least(&gpu, COUNTERS_SIZE)?;
+        self.hits
+            .at_least(&gpu, u64::from(self.hit_capacity) * HIT_SIZE)?;
+        self.feedback.at_least(
+            &gpu,
+            u64::from(self.feedback_capacity) * FEEDBACK_VERTEX_SIZE,
+        )?;
+        let read_hits = self.expected_hits.min(self.hit_capacity);
+        let read_feedback = self.expected_feedback.min(self.feedback_capacity);
+        let hits_bytes = u64::from(read_hits) * HIT_SIZE;
+        let feedback_bytes = u64::from(read_feedback) * FEEDBACK_VERTEX_SIZE;
+        let readback_len = COUNTERS_SIZE + hits_bytes + feedback_bytes;
+        self.readback.at_least(&gpu, readback_len)?;
+
+        self.bind_groups.clear();
+        for (d, (positions, indices, _)) in self.dispatches.iter().zip(&mesh_buffers) {
+            fn buffer(
+                binding: u32,
+                buffer: &wgpu::Buffer,
+                size: Option<u64>,
+            ) -> wgpu::BindGroupEntry<'_> {
+                wgpu::BindGroupEntry {
+                    binding,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset: 0,
+                        size: size.and_then(wgpu::BufferSize::new),
+                    }),
+                }
+            }
+            let outcode_bytes = u64::from(d.words_per_query) * u64::from(d.query_count) * 4;
+            self.bind_groups
+                .push(gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("clip_select"),
+                    layout: &gpu.layout,
+                    entries: &[
+                        buffer(0, self.params.get(), Some(super::layout::PARAMS_SIZE)),
+                        buffer(1, self.queries.get(), None),
+                        buffer(2, positions, None),
+                        buffer(3, indices, None),
+                        buffer(
+                            4,
+                            self.outcodes.get(),
+                            Some(outcode_bytes.next_multiple_of(16)),
+                        ),
+                        buffer(5, self.counters.get(), Some(COUNTERS_SIZE)),
+                        buffer(6, self.hits.get(), None),
+                        buffer(7, self.feedback.get(), None),
+                    ],
+                }));
+        }
+
+        gpu.queue.write_buffer(
+            self.queries.get(),
+            0,
+            bytemuck::cast_slice(&self.host_queries),
+        );
+        gpu.queue
+            .write_buffer(self.params.get(), 0, &self.host_params);
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("clip_select batch"),
+            });
+        encoder.clear_buffer(self.counters.get(), 0, None);
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("clip_select"),
+                timestamp_writes: None,
+            });
+            let max_x = gpu.device.limits().max_compute_workgroups_per_dimension;
+            for (k, (d, group)) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
+                // Both shaders loop when a mesh needs more workgroups than one dimension allows.
+                pass.set_bind_group(0, group, &[(k as u64 * stride) as u32]);
+                pass.set_pipeline(&gpu.outcodes);
+                pass.dispatch_workgroups(
+                    d.words_per_query.div_ceil(WORKGROUP).min(max_x),
+                    d.query_count,
+                    1,
+                );
+                pass.set_pipeline(&gpu.select);
+                pass.dispatch_workgroups(
+                    d.triangle_count.div_ceil(WORKGROUP).min(max_x),
+                    d.query_count,
+                    1,
+                );
+            }
+        }
+        let readback = self.readback.get();
+        encoder.copy_buffer_to_buffer(self.counters.get(), 0, readback, 0, COUNTERS_SIZE);
+        if hits_bytes > 0 {
+            encoder.copy_buffer_to_buffer(self.hits.get(), 0, readback, COUNTERS_SIZE, hits_bytes);
+        }
+        if feedback_bytes > 0 {
+            encoder.copy_buffer_to_buffer(
+                self.feedback.get(),
+                0,
+                readback,
+                COUNTERS_SIZE + hits_bytes,
+                feedback_bytes,
+            );
+        }
+        let submission = gpu.queue.submit([encoder.finish()]);
+        drop(guards);
+        let mapped = Arc::new(Mutex::new(None));
+        let done = mapped.clone();
+        readback
+            .slice(..readback_len)
+            .map_async(wgpu::MapMode::Read, move |r| *done.lock() = Some(r));
+        self.in_flight = Some(InFlight {
+            submission,
+            mapped,
+            read_hits,
+            read_feedback,
+        });
+        Ok(())
+    }
+
+    /// Blocks until the in-flight read-back is mapped; a failure means the device is gone.
+    fn finish(&self, f: &InFlight) -> Result<()> {
+        let polled = self.gpu.device.poll(wgpu::PollType::Wait {
+            submission_index: Some(f.submission.clone()),
+            timeout: None,
+        });
+        let mapped = f.mapped.lock().take();
+        match (polled, mapped) {
+            (Ok(_), Some(Ok(()))) => self.gpu.check(),
+            (polled, mapped) => {
+                self.gpu.mark_lost();
+                Err(lost(format!(
+                    "the GPU submission failed (poll: {polled:?}, read-back: {mapped:?})"
+                )))
+            }
+        }
+    }
+
+    /// Collects the batch into `outputs`, re-running it with larger buffers if it overflowed them. With
+    /// `same_versions`, a re-run is refused if a mesh changed since submission (see [`GpuScratch::submit`]).
+    pub fn wait(
+        &mut self,
+        backend: &GpuBackend,
+        meshes: &MeshTable<'_>,
+        queries: &[PreparedQuery],
+        outputs: &mut [QueryOutput],
+        same_versions: bool,
+    ) -> Result<()> {
+        let gpu = self.gpu.clone();
+        let (hits, feedback) = loop {
+            let Some(f) = self.in_flight.take() else {
+                return Err(Error::invalid("no batch in flight"));
+            };
+            self.finish(&f)?;
+            let readback = self.readback.get();
+            let view = readback
+                .slice(..COUNTERS_SIZE)
+                .get_mapped_range()
+                .map_err(|e| lost(format!("could not read the GPU's results: {e}")))?;
+            let counters: [u32; 2] = bytemuck::pod_read_unaligned(&view[..8]);
+            drop(view);
+            let [hits, feedback] = counters;
+            if hits <= self.hit_capacity && feedback <= self.feedback_capacity {
+                self.copy_out(&f, hits, feedback)?;
+                break (hits, feedback);
+            }
+            readback.unmap();
+            // Overflow: grow to what the pass counted (it kept counting past the end) and run it again.
+            let most_hits = (gpu.max_binding / HIT_SIZE) as u32;
+            let most_feedback = (gpu.max_binding / FEEDBACK_VERTEX_SIZE) as u32;
+            if hits > most_hits || feedback > most_feedback {
+                return Err(Error::new(
+                    ErrorKind::OutOfMemory,
+                    format!(
+                        "the batch has {hits} hits and {feedback} feedback vertices, more than one GPU buffer \
+                         holds ({most_hits} and {most_feedback}); split the batch"
+                    ),
+                ));
+            }
+            self.hit_capacity = hits
+                .max(self.hit_capacity)
+                .next_power_of_two()
+                .min(most_hits);
+            self.feedback_capacity = feedback
+                .max(self.feedback_capacity)
+                .next_power_of_two()
+                .min(most_feedback);
+            self.expected_hits = hits;
+            self.expected_feedback = feedback;
+            self.submit(backend, meshes, queries, same_versions)?;
+        };
+        // Read back a little more than this batch needed next time, so the usual batch takes one round trip.
+        self.expected_hits = (hits + hits / 4).max(256);
+        self.expected_feedback = (feedback + feedback / 4).max(2048);
+        self.assemble(outputs)
+    }
+
+    /// Copies the mapped records out (and, if the read-back was too short, fetches the rest in a second trip).
+    fn copy_out(&mut self, f: &InFlight, hits: u32, feedback: u32) -> Result<()> {
+        let readback = self.readback.get();
+        let got_hits = hits.min(f.read_hits);
+        let got_feedback = feedback.min(f.read_feedback);
+        let hits_at = COUNTERS_SIZE;
+        let feedback_at = COUNTERS_SIZE + u64::from(f.read_hits) * HIT_SIZE;
+        let mapped_len = feedback_at + u64::from(f.read_feedback) * FEEDBACK_VERTEX_SIZE;
+        {
+            let view = readback
+                .slice(..mapped_len)
+                .get_mapped_range()
+                .map_err(|e| lost(format!("could not read the GPU's results: {e}")))?;
+            let h = &view[hits_at as usize..][..got_hits as usize * HIT_SIZE as usize];
+            let v = &view[feedback_at as usize..][..got_feedback as usize * 12];
+            self.records.clear();
+            self.records.extend(
+                h.chunks_exact(HIT_SIZE as usize)
+                    .map(bytemuck::pod_read_unaligned::<GpuHit>),
+            );
+            self.host_feedback.clear();
+            self.host_feedback.extend(
+                v.chunks_exact(12)
+                    .map(bytemuck::pod_read_unaligned::<[f32; 3]>),
+            );
+        }
+        readback.unmap();
+        if got_hits == hits && got_feedback == feedback {
+            return Ok(());
+        }
+        // The rest: straight from the hit and feedback buffers, which nothing has touched since.
+        let gpu = self.gpu.clone();
+        let rest_hits = u64::from(hits - got_hits) * HIT_SIZE;
+        let rest_feedback = u64::from(feedback - got_feedback) * FEEDBACK_VERTEX_SIZE;
+        let readback = self
+            .readback
+            .at_least(&gpu, rest_hits + rest_feedback)?
+            .clone();
+        let readback = &readback;
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        if rest_hits > 0 {
+            encoder.copy_buffer_to_buffer(
+                self.hits.get(),
+                u64::from(got_hits) * HIT_SIZE,
+                readback,
+                0,
+                rest_hits,
+            );
+        }
+        if rest_feedback > 0 {
+            encoder.copy_buffer_to_buffer(
+                self.feedback.get(),
+                u64::from(got_feedback) * FEEDBACK_VERTEX_SIZE,
+                readback,
+                rest_hits,
+                rest_feedback,
+            );
+        }
+        let submission = gpu.queue.submit([encoder.finish()]);
+        let mapped = Arc::new(Mutex::new(None));
+        let done = mapped.clone();
+        let len = (rest_hits + rest_feedback).max(4);
+        readback
+            .slice(..len)
+            .map_async(wgpu::MapMode::Read, move |r| *done.lock() = Some(r));
+        self.finish(&InFlight {
+            submission,
+            mapped,
+            read_hits: 0,
+            read_feedback: 0,
+        })?;
+        {
+            let view = readback
+                .slice(..len)
+                .get_mapped_range()
+                .map_err(|e| lost(format!("could not read the GPU's results: {e}")))?;
+            self.records.extend(
+                view[..rest_hits as usize]
+                    .chunks_exact(HIT_SIZE as usize)
+                    .map(bytemuck::pod_read_unaligned::<GpuHit>),
+            );
+            self.host_feedback.extend(
+                view[rest_hits as usize..(rest_hits + rest_feedback) as usize]
+                    .chunks_exact(12)
+                    .map(bytemuck::pod_read_unaligned::<[f32; 3]>),
+            );
+        }
+        readback.unmap();
+        Ok(())
+    }
+
+    /// Sorts the records by query and triangle (GL_SELECT's order on the CPU) into the outputs.
+    fn assemble(&mut self, outputs: &mut [QueryOutput]) -> Result<()> {
+        self.sorted.clear();
+        self.sorted.extend(
+            self.records
+                .iter()
+                .enumerate()
+                .map(|(k, r)| (r.query, r.triangle, k as u32)),
+        );
+        self.sorted.sort_unstable();
+        for &(_, _, k) in &self.sorted {
+            let r = &self.records[k as usize];
+            let range = r.feedback_first as usize..(r.feedback_first + r.feedback_count) as usize;
+            let (Some(out), Some(polygon)) = (
+                outputs.get_mut(r.query as usize),
+                self.host_feedback.get(range),
+            ) else {
+                return Err(lost("the GPU returned a malformed hit record"));
+            };
+            let first = out.feedback.len() as u32;
+            out.feedback.extend_from_slice(polygon);
+            out.hits.push(r.to_hit(first));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,566 @@
+// The clip-select pass of Lombardo, Cani & Neyret (1999) as two compute shaders.
+//
+// The paper sets the tool's volume as the camera (glOrtho for a tool at rest, glFrustum plus two
+// glClipPlane for a moving one), switches to glRenderMode(GL_SELECT) / GL_FEEDBACK and draws the organ:
+// the geometry pipeline's clipper keeps the triangles inside the volume, GL_SELECT reports them with their
+// z range and GL_FEEDBACK returns the clipped polygons. Here the same pipeline runs without rasterization
+// (so no triangle is lost for being smaller than a pixel), one dispatch pair per mesh of a batch:
+//
+//   vertex_outcodes   - the vertex stage: every vertex's clip outcode against every query's volume;
+//   select_triangles  - primitive assembly and clipping: one invocation per (triangle, query) rejects by
+//                       outcodes, clips the survivors (Sutherland-Hodgman, in registers), runs the exact
+//                       round-tool test, and appends a select record and a feedback polygon with atomics.
+//
+// Every function mirrors the CPU backend's Rust of the same name (src/geometry, src/backend/cpu/select.rs),
+// operation for operation, so both backends give the same answers up to the GPU's rounding (fused
+// multiply-adds). WGSL lets implementations assume no infinities or NaNs, so none is ever produced or stored:
+// "no upper bound" is the largest finite float.
+
+// One query of the batch, as `GpuQuery` in layout.rs.
+struct Query {
+    // Slab i is lo <= dot(n, p) <= hi: planes[i] = (n, lo), hi[i] = hi.
+    planes: array<vec4<f32>, 4>,
+    hi: vec4<f32>,
+    // GL_SELECT's z: depth of p is dot(depth.xyz, p) - depth.w (the distance from the entry point's plane).
+    depth: vec4<f32>,
+    // The tool's axis (a = entry point P0, b = tip P) or the swept triangle (P0, P, P' = c).
+    a: vec4<f32>,
+    b: vec4<f32>,
+    c: vec4<f32>,
+    radius: f32,
+    slab_count: u32,
+    kind: u32,
+    shape: u32,
+    output: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+// What one dispatch pair works on: one mesh and a run of the batch's queries on it (`GpuParams`).
+struct Params {
+    vertex_count: u32,
+    triangle_count: u32,
+    first_query: u32,
+    words_per_query: u32,
+    hit_capacity: u32,
+    feedback_capacity: u32,
+    pad0: u32,
+    pad1: u32,
+}
+
+// The select record plus the contact data (`GpuHit`; `crate::Hit` with the query's index in front).
+struct Hit {
+    query: u32,
+    triangle: u32,
+    depth_min: f32,
+    depth_max: f32,
+    distance: f32,
+    mesh_x: f32,
+    mesh_y: f32,
+    mesh_z: f32,
+    tool_x: f32,
+    tool_y: f32,
+    tool_z: f32,
+    normal_x: f32,
+    normal_y: f32,
+    normal_z: f32,
+    time_of_impact: f32,
+    feedback_first: u32,
+    feedback_count: u32,
+}
+
+const KIND_CAPSULE: u32 = 0u;
+const SHAPE_TRIANGLE: u32 = 1u;
+const MAX_POLYGON_VERTICES: u32 = 11u;
+const BIG: f32 = 3.0e38;
+const MIN_POSITIVE: f32 = 1.17549435e-38;
+const CONTACT_TOLERANCE: f32 = 1e-4;
+const MAX_TOI_STEPS: u32 = 1000u;
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> queries: array<Query>;
+// Positions packed x, y, z per vertex; indices three per triangle.
+@group(0) @binding(2) var<storage, read> positions: array<f32>;
+@group(0) @binding(3) var<storage, read> triangles: array<u32>;
+// Four 8-bit outcodes per word, `words_per_query` words per query of the dispatch.
+@group(0) @binding(4) var<storage, read_write> outcodes: array<u32>;
+// [0]: hits appended, [1]: feedback vertices appended (both may exceed the capacities: the host re-runs).
+@group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>, 2>;
+@group(0) @binding(6) var<storage, read_write> hits: array<Hit>;
+@group(0) @binding(7) var<storage, read_write> feedback: array<f32>;
+
+fn vertex(i: u32) -> vec3<f32> {
+    return vec3<f32>(positions[3u * i], positions[3u * i + 1u], positions[3u * i + 2u]);
+}
+
+// ClipVolume::outcode - GL's clip codes: bit 2i below slab i, bit 2i+1 above it.
+fn outcode(q: Query, p: vec3<f32>) -> u32 {
+    var code = 0u;
+    for (var i = 0u; i < q.slab_count; i++) {
+        let t = dot(q.planes[i].xyz, p);
+        code |= (select(0u, 1u, t < q.planes[i].w) | select(0u, 2u, t > q.hi[i])) << (2u * i);
+    }
+    return code;
+}
+
+// The vertex stage (glVertex through the modelview-projection and the clip test), four vertices per word.
+@compute @workgroup_size(64)
+fn vertex_outcodes(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let q = queries[params.first_query + id.y];
+    let base = id.y * params.words_per_query;
+    for (var w = id.x; w < params.words_per_query; w += groups.x * 64u) {
+        var word = 0u;
+        for (var k = 0u; k < 4u; k++) {
+            let v = 4u * w + k;
+            if (v < params.vertex_count) {
+                word |= outcode(q, vertex(v)) << (8u * k);
+            }
+        }
+        outcodes[base + w] = word;
+    }
+}
+
+fn code_of(query_in_dispatch: u32, v: u32) -> u32 {
+    let word = outcodes[query_in_dispatch * params.words_per_query + v / 4u];
+    return (word >> (8u * (v % 4u))) & 0xffu;
+}
+
+// ---- Exact closest points (geometry/closest.rs) --------------------------------------------------------------
+
+struct Closest {
+    distance: f32,
+    on_tool: vec3<f32>,
+    on_mesh: vec3<f32>,
+}
+
+struct Prepared {
+    a: vec3<f32>,
+    b: vec3<f32>,
+    c: vec3<f32>,
+    ab: vec3<f32>,
+    ac: vec3<f32>,
+    n: vec3<f32>,
+    proper: bool,
+}
+
+fn length_squared(v: vec3<f32>) -> f32 {
+    return dot(v, v);
+}
+
+fn prepare(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> Prepared {
+    let ab = b - a;
+    let ac = c - a;
+    let n = cross(ab, ac);
+    let scale = max(max(length_squared(ab), length_squared(ac)), length_squared(c - b));
+    return Prepared(a, b, c, ab, ac, n, length_squared(n) > 1e-12 * scale * scale);
+}
+
+// segment_segment: closest points of [p1, q1] and [p2, q2].
+fn segment_segment(p1: vec3<f32>, q1: vec3<f32>, p2: vec3<f32>, q2: vec3<f32>) -> array<vec3<f32>, 2> {
+    let d1 = q1 - p1;
+    let d2 = q2 - p2;
+    let r = p1 - p2;
+    let a = length_squared(d1);
+    let e = length_squared(d2);
+    let f = dot(d2, r);
+    var s = 0.0;
+    var t = 0.0;
+    if (a <= MIN_POSITIVE && e <= MIN_POSITIVE) {
+        s = 0.0;
+        t = 0.0;
+    } else if (a <= MIN_POSITIVE) {
+        t = clamp(f / e, 0.0, 1.0);
+    } else {
+        let c = dot(d1, r);
+        if (e <= MIN_POSITIVE) {
+            s = clamp(-c / a, 0.0, 1.0);
+        } else {
+            let b = dot(d1, d2);
+            let denom = a * e - b * b;
+            if (denom > 0.0) {
+                s = clamp((b * f - c * e) / denom, 0.0, 1.0);
+            }
+            t = (b * s + f) / e;
+            if (t < 0.0) {
+                t = 0.0;
+                s = clamp(-c / a, 0.0, 1.0);
+            } else if (t > 1.0) {
+                t = 1.0;
+                s = clamp((b - c) / a, 0.0, 1.0);
+            }
+        }
+    }
+    return array<vec3<f32>, 2>(p1 + d1 * s, p2 + d2 * t);
+}
+
+fn inside_edges(t: Prepared, x: vec3<f32>) -> bool {
+    return dot(t.n, cross(t.ab, x - t.a)) >= 0.0
+        && dot(t.n, cross(t.c - t.b, x - t.b)) >= 0.0
+        && dot(t.n, cross(t.a - t.c, x - t.c)) >= 0.0;
+}
+
+// PreparedTriangle::pierced_by; `hit.w` is 1 when the segment crosses the triangle at `hit.xyz`.
+fn pierced_by(t: Prepared, p: vec3<f32>, q: vec3<f32>) -> vec4<f32> {
+    let dp = dot(t.n, p - t.a);
+    let dq = dot(t.n, q - t.a);
+    if ((dp > 0.0 && dq > 0.0) || (dp < 0.0 && dq < 0.0)) {
+        return vec4<f32>(0.0);
+    }
+    var s = 0.0;
+    if (dp != dq) {
+        s = dp / (dp - dq);
+    }
+    let x = p + (q - p) * s;
+    return vec4<f32>(x, select(0.0, 1.0, inside_edges(t, x)));
+}
+
+// PreparedTriangle::closest_to_point (Ericson's Voronoi-region walk); `.w` is 1 inside the face.
+fn closest_to_point(t: Prepared, p: vec3<f32>) -> vec4<f32> {
+    let ap = p - t.a;
+    let d1 = dot(t.ab, ap);
+    let d2 = dot(t.ac, ap);
+    if (d1 <= 0.0 && d2 <= 0.0) {
+        return vec4<f32>(t.a, 0.0);
+    }
+    let bp = p - t.b;
+    let d3 = dot(t.ab, bp);
+    let d4 = dot(t.ac, bp);
+    if (d3 >= 0.0 && d4 <= d3) {
+        return vec4<f32>(t.b, 0.0);
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
+        return vec4<f32>(t.a + t.ab * (d1 / (d1 - d3)), 0.0);
+    }
+    let cp = p - t.c;
+    let d5 = dot(t.ab, cp);
+    let d6 = dot(t.ac, cp);
+    if (d6 >= 0.0 && d5 <= d6) {
+        return vec4<f32>(t.c, 0.0);
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+        return vec4<f32>(t.a + t.ac * (d2 / (d2 - d6)), 0.0);
+    }
+    let va = d3 * d6 - d5 * d4;
+    if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
+        return vec4<f32>(t.b + (t.c - t.b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))), 0.0);
+    }
+    let denom = 1.0 / (va + vb + vc);
+    return vec4<f32>(t.a + t.ab * (vb * denom) + t.ac * (vc * denom), 1.0);
+}
+
+// Keeps the closer of `best` and the pair (on_tool, on_mesh); distances are squared until the end.
+fn consider(best: Closest, on_tool: vec3<f32>, on_mesh: vec3<f32>) -> Closest {
+    let d = length_squared(on_tool - on_mesh);
+    if (d < best.distance) {
+        return Closest(d, on_tool, on_mesh);
+    }
+    return best;
+}
+
+// segment_prepared: the tool axis [p, q] against a mesh triangle.
+fn segment_prepared(p: vec3<f32>, q: vec3<f32>, t: Prepared) -> Closest {
+    var best = Closest(BIG, p, t.a);
+    var edges_needed = true;
+    if (t.proper) {
+        let dp = dot(t.n, p - t.a);
+        let dq = dot(t.n, q - t.a);
+        if ((dp <= 0.0 && dq >= 0.0) || (dp >= 0.0 && dq <= 0.0)) {
+            var s = 0.0;
+            if (dp != dq) {
+                s = dp / (dp - dq);
+            }
+            let x = p + (q - p) * s;
+            if (inside_edges(t, x)) {
+                return Closest(0.0, x, x);
+            }
+        }
+        let cp = closest_to_point(t, p);
+        let cq = closest_to_point(t, q);
+        best = consider(best, p, cp.xyz);
+        best = consider(best, q, cq.xyz);
+        edges_needed = !(cp.w > 0.5 && cq.w > 0.5);
+    }
+    if (edges_needed) {
+        var e = segment_segment(p, q, t.a, t.b);
+        best = consider(best, e[0], e[1]);
+        e = segment_segment(p, q, t.b, t.c);
+        best = consider(best, e[0], e[1]);
+        e = segment_segment(p, q, t.c, t.a);
+        best = consider(best, e[0], e[1]);
+    }
+    best.distance = sqrt(best.distance);
+    return best;
+}
+
+fn corner(t: Prepared, i: u32) -> vec3<f32> {
+    switch i {
+        case 0u: { return t.a; }
+        case 1u: { return t.b; }
+        default: { return t.c; }
+    }
+}
+
+// triangle_prepared: the swept triangle against a mesh triangle (6 piercings, 6 vertex-face, 9 edge-edge).
+fn triangle_prepared(tool: Prepared, mesh: Prepared) -> Closest {
+    for (var i = 0u; i < 3u; i++) {
+        let p = corner(tool, i);
+        let q = corner(tool, (i + 1u) % 3u);
+        let r = corner(mesh, i);
+        let s = corner(mesh, (i + 1u) % 3u);
+        if (mesh.proper) {
+            let x = pierced_by(mesh, p, q);
+            if (x.w > 0.5) {
+                return Closest(0.0, x.xyz, x.xyz);
+            }
+        }
+        if (tool.proper) {
+            let x = pierced_by(tool, r, s);
+            if (x.w > 0.5) {
+                return Closest(0.0, x.xyz, x.xyz);
+            }
+        }
+    }
+    var best = Closest(BIG, tool.a, mesh.a);
+    if (mesh.proper) {
+        for (var i = 0u; i < 3u; i++) {
+            let v = corner(tool, i);
+            best = consider(best, v, closest_to_point(mesh, v).xyz);
+        }
+    }
+    if (tool.proper) {
+        for (var i = 0u; i < 3u; i++) {
+            let v = corner(mesh, i);
+            best = consider(best, closest_to_point(tool, v).xyz, v);
+        }
+    }
+    for (var i = 0u; i < 3u; i++) {
+        for (var j = 0u; j < 3u; j++) {
+            let e = segment_segment(
+                corner(tool, i), corner(tool, (i + 1u) % 3u),
+                corner(mesh, j), corner(mesh, (j + 1u) % 3u),
+            );
+            best = consider(best, e[0], e[1]);
+        }
+    }
+    best.distance = sqrt(best.distance);
+    return best;
+}
+
+fn closest(q: Query, mesh: Prepared) -> Closest {
+    if (q.shape == SHAPE_TRIANGLE) {
+        return triangle_prepared(prepare(q.a.xyz, q.b.xyz, q.c.xyz), mesh);
+    }
+    return segment_prepared(q.a.xyz, q.b.xyz, mesh);
+}
+
+// ---- Time of impact (geometry/time_of_impact.rs): conservative advancement -----------------------------------
+
+fn time_of_impact(entry: vec3<f32>, tip: vec3<f32>, new_tip: vec3<f32>, radius: f32, tri: Prepared) -> f32 {
+    let motion = new_tip - tip;
+    let speed = length(motion);
+    let tolerance = CONTACT_TOLERANCE * radius;
+    var t = 0.0;
+    for (var k = 0u; k < MAX_TOI_STEPS; k++) {
+        let tip_now = tip + motion * t;
+        let c = segment_prepared(entry, tip_now, tri);
+        let gap = c.distance - radius;
+        if (gap <= tolerance || speed == 0.0) {
+            return t;
+        }
+        var step = gap / speed;
+        let n = (c.on_mesh - c.on_tool) / c.distance;
+        let rate = dot(n, motion);
+        let room = min(min(dot(n, tri.a), dot(n, tri.b)), dot(n, tri.c)) - dot(n, entry) - radius;
+        let reach = dot(n, tip_now - entry);
+        if (rate <= 0.0) {
+            if (room > max(reach, 0.0)) {
+                return 1.0;
+            }
+        } else {
+            step = max(step, (room - reach) / rate);
+        }
+        t += step;
+        if (t >= 1.0) {
+            return 1.0;
+        }
+    }
+    return t;
+}
+
+// ---- GL_FEEDBACK: the clipped polygon (geometry/feedback_polygon.rs) -----------------------------------------
+
+struct Polygon {
+    v: array<vec3<f32>, MAX_POLYGON_VERTICES>,
+    len: u32,
+}
+
+// Signed distance to one plane of slab `i`: positive inside (lower plane: n.p - lo; upper plane: hi - n.p).
+fn plane_distance(q: Query, i: u32, upper: bool, p: vec3<f32>) -> f32 {
+    if (upper) {
+        return q.hi[i] - dot(q.planes[i].xyz, p);
+    }
+    return dot(q.planes[i].xyz, p) - q.planes[i].w;
+}
+
+// One Sutherland-Hodgman step, as FeedbackPolygon::clip_plane.
+fn clip_plane(poly: ptr<function, Polygon>, q: Query, i: u32, upper: bool) {
+    let len = (*poly).len;
+    var d: array<f32, MAX_POLYGON_VERTICES>;
+    var inside = 0u;
+    for (var k = 0u; k < len; k++) {
+        d[k] = plane_distance(q, i, upper, (*poly).v[k]);
+        inside += select(0u, 1u, d[k] >= 0.0);
+    }
+    if (inside == len) {
+        return;
+    }
+    if (inside == 0u) {
+        (*poly).len = 0u;
+        return;
+    }
+    var out: array<vec3<f32>, MAX_POLYGON_VERTICES>;
+    var n = 0u;
+    for (var k = 0u; k < len; k++) {
+        let j = select(k + 1u, 0u, k + 1u == len);
+        let a = (*poly).v[k];
+        let b = (*poly).v[j];
+        let da = d[k];
+        let db = d[j];
+        if (da >= 0.0) {
+            out[n] = a;
+            n++;
+        }
+        if ((da >= 0.0) != (db >= 0.0) && n < MAX_POLYGON_VERTICES) {
+            out[n] = a + (b - a) * (da / (da - db));
+            n++;
+        }
+    }
+    (*poly).v = out;
+    (*poly).len = n;
+}
+
+// FeedbackPolygon::clip: only the planes some vertex violates (the OR of the outcodes) can cut the triangle.
+fn clip(poly: ptr<function, Polygon>, q: Query, planes: u32) {
+    for (var i = 0u; i < q.slab_count; i++) {
+        if ((planes & (1u << (2u * i))) != 0u) {
+            clip_plane(poly, q, i, false);
+        }
+        if ((planes & (2u << (2u * i))) != 0u) {
+            clip_plane(poly, q, i, true);
+        }
+        if ((*poly).len == 0u) {
+            return;
+        }
+    }
+}
+
+fn depth(q: Query, p: vec3<f32>) -> f32 {
+    return dot(q.depth.xyz, p) - q.depth.w;
+}
+
+// select.rs::contact_normal: the unit direction pushing the mesh off the tool.
+fn contact_normal(c: Closest, face_normal: vec3<f32>, q: Query) -> vec3<f32> {
+    if (c.distance > 1e-6 * q.radius) {
+        return (c.on_mesh - c.on_tool) / c.distance;
+    }
+    var push = q.b.xyz - q.a.xyz;
+    if (q.shape == SHAPE_TRIANGLE && any(q.c.xyz != q.b.xyz)) {
+        push = q.c.xyz - q.b.xyz;
+    }
+    push = push * (1.0 / length(push));
+    if (length_squared(face_normal) <= MIN_POSITIVE) {
+        return push;
+    }
+    let n = face_normal * (1.0 / length(face_normal));
+    if (dot(n, push) < 0.0) {
+        return -n;
+    }
+    return n;
+}
+
+// select.rs::evaluate: one triangle that survived the trivial reject.
+fn evaluate(q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) {
+    let mesh = prepare(a, b, c);
+    var poly: Polygon;
+    poly.v[0] = a;
+    poly.v[1] = b;
+    poly.v[2] = c;
+    poly.len = 3u;
+    var contact: Closest;
+    if (q.kind == KIND_CAPSULE) {
+        contact = closest(q, mesh);
+        if (contact.distance > q.radius) {
+            return;
+        }
+        clip(&poly, q, planes);
+    } else {
+        clip(&poly, q, planes);
+        if (poly.len == 0u) {
+            return;
+        }
+        contact = closest(q, mesh);
+    }
+    var depth_min = depth(q, contact.on_mesh);
+    var depth_max = depth_min;
+    if (poly.len > 0u) {
+        depth_min = BIG;
+        depth_max = -BIG;
+        for (var k = 0u; k < poly.len; k++) {
+            let z = depth(q, poly.v[k]);
+            depth_min = min(depth_min, z);
+            depth_max = max(depth_max, z);
+        }
+    }
+    var toi = 0.0;
+    if (q.shape == SHAPE_TRIANGLE) {
+        toi = time_of_impact(q.a.xyz, q.b.xyz, q.c.xyz, q.radius, mesh);
+    }
+    let normal = contact_normal(contact, mesh.n, q);
+
+    // glRenderMode's record append: reserve room with atomics. Past the capacity the counters keep counting,
+    // so the host knows how much to grow and re-runs the batch: no hit is silently dropped.
+    let h = atomicAdd(&counters[0], 1u);
+    let f = atomicAdd(&counters[1], poly.len);
+    if (h >= params.hit_capacity || f > params.feedback_capacity - poly.len
+        || poly.len > params.feedback_capacity) {
+        return;
+    }
+    for (var k = 0u; k < poly.len; k++) {
+        feedback[3u * (f + k)] = poly.v[k].x;
+        feedback[3u * (f + k) + 1u] = poly.v[k].y;
+        feedback[3u * (f + k) + 2u] = poly.v[k].z;
+    }
+    hits[h] = Hit(
+        q.output, triangle, depth_min, depth_max, contact.distance,
+        contact.on_mesh.x, contact.on_mesh.y, contact.on_mesh.z,
+        contact.on_tool.x, contact.on_tool.y, contact.on_tool.z,
+        normal.x, normal.y, normal.z,
+        toi, f, poly.len,
+    );
+}
+
+// Primitive assembly, the trivial reject (all three vertices beyond one plane) and the per-triangle work.
+@compute @workgroup_size(64)
+fn select_triangles(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let q = queries[params.first_query + id.y];
+    for (var t = id.x; t < params.triangle_count; t += groups.x * 64u) {
+        let i0 = triangles[3u * t];
+        let i1 = triangles[3u * t + 1u];
+        let i2 = triangles[3u * t + 2u];
+        let c0 = code_of(id.y, i0);
+        let c1 = code_of(id.y, i1);
+        let c2 = code_of(id.y, i2);
+        if ((c0 & c1 & c2) == 0u) {
+            evaluate(q, t, c0 | c1 | c2, vertex(i0), vertex(i1), vertex(i2));
+        }
+    }
+}

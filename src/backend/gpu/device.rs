@@ -1,0 +1,249 @@
+//! Choosing an adapter, opening the device, building the clip-select pipelines, and noticing device loss.
+
+use crate::error::{Error, ErrorKind, Result};
+use parking_lot::Mutex;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The WGSL of both passes.
+const SHADER: &str = include_str!("clip_select.wgsl");
+/// Storage buffers bound by the pass (bindings 1 to 7).
+const STORAGE_BUFFERS: u32 = 7;
+
+/// An open device with the clip-select pipelines, shared by the backend and every results object's buffers.
+pub struct Gpu {
+    pub(super) device: wgpu::Device,
+    pub(super) queue: wgpu::Queue,
+    pub(super) info: wgpu::AdapterInfo,
+    pub(super) layout: wgpu::BindGroupLayout,
+    pub(super) outcodes: wgpu::ComputePipeline,
+    pub(super) select: wgpu::ComputePipeline,
+    /// Stride between dispatches' parameter blocks (the uniform dynamic-offset alignment).
+    pub(super) params_stride: u64,
+    /// Largest storage buffer binding the device allows.
+    pub(super) max_binding: u64,
+    /// Set by the device-lost callback, by a failed map, or on purpose by [`Gpu::lose`].
+    lost: Arc<AtomicBool>,
+    /// The first error wgpu reported outside an error scope (a failed submission or a validation error).
+    failure: Arc<Mutex<Option<String>>>,
+}
+
+/// Is this adapter a real GPU (not a CPU rasterizer such as lavapipe or WARP)?
+fn is_hardware(info: &wgpu::AdapterInfo) -> bool {
+    matches!(
+        info.device_type,
+        wgpu::DeviceType::DiscreteGpu
+            | wgpu::DeviceType::IntegratedGpu
+            | wgpu::DeviceType::VirtualGpu
+    )
+}
+
+/// Preference among usable adapters: discrete first, software last.
+fn rank(info: &wgpu::AdapterInfo) -> u8 {
+    match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+impl Gpu {
+    /// Opens the best adapter: hardware only, unless `allow_software` also admits a software one.
+    pub fn open(allow_software: bool) -> Result<Self> {
+        let unavailable = |m: String| Error::new(ErrorKind::BackendUnavailable, m);
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends: wgpu::Backends::PRIMARY,
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        });
+        let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY));
+        let seen: Vec<String> = adapters
+            .iter()
+            .map(|a| {
+                let i = a.get_info();
+                format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
+            })
+            .collect();
+        let adapter = adapters
+            .into_iter()
+            .filter(|a| {
+                let info = a.get_info();
+                (allow_software || is_hardware(&info))
+                    && a
+                        .get_downlevel_capabilities()
+                        .flags
+                        .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+            })
+            .min_by_key(|a| rank(&a.get_info()))
+            .ok_or_else(|| {
+                let found = if seen.is_empty() {
+                    "no Vulkan, Metal or DX12 adapter at all".to_string()
+                } else {
+                    format!("only {}", seen.join(", "))
+                };
+                let hint = if allow_software {
+                    ""
+                } else {
+                    "; set allow_software_gpu (or TROCAR_ALLOW_SOFTWARE_GPU=1) to accept a software adapter"
+                };
+                unavailable(format!("no usable GPU adapter: {found}{hint}"))
+            })?;
+        let info = adapter.get_info();
+        let available = adapter.limits();
+        if available.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS {
+            return Err(unavailable(format!(
+                "{} binds {} storage buffers per shader, the clip-select pass needs {STORAGE_BUFFERS}",
+                info.name, available.max_storage_buffers_per_shader_stage
+            )));
+        }
+        // The portable minimum, plus the storage buffers the pass binds and the largest buffers the adapter
+        // offers (a 1M-triangle mesh's indices alone are 12 MB).
+        let limits = wgpu::Limits {
+            max_storage_buffers_per_shader_stage: STORAGE_BUFFERS,
+            max_storage_buffer_binding_size: available.max_storage_buffer_binding_size,
+            max_buffer_size: available.max_buffer_size,
+            ..wgpu::Limits::downlevel_defaults()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("trocar"),
+            required_limits: limits,
+            ..Default::default()
+        }))
+        .map_err(|e| unavailable(format!("could not open {}: {e}", info.name)))?;
+
+        let lost = Arc::new(AtomicBool::new(false));
+        let failure = Arc::new(Mutex::new(None::<String>));
+        {
+            let lost = lost.clone();
+            device.set_device_lost_callback(move |_, _| lost.store(true, Ordering::Release));
+        }
+        {
+            // wgpu's default handler panics; a library must report instead, so the next call says what failed.
+            let failure = failure.clone();
+            device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+                failure.lock().get_or_insert_with(|| e.to_string());
+            }));
+        }
+
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("clip_select.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+        });
+        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("clip_select"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        min_binding_size: wgpu::BufferSize::new(super::layout::PARAMS_SIZE),
+                    },
+                    count: None,
+                },
+                storage(1, true),
+                storage(2, true),
+                storage(3, true),
+                storage(4, false),
+                storage(5, false),
+                storage(6, false),
+                storage(7, false),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("clip_select"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = |entry: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let outcodes = pipeline("vertex_outcodes");
+        let select = pipeline("select_triangles");
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(unavailable(format!(
+                "the clip-select shaders do not build on {}: {e}",
+                info.name
+            )));
+        }
+        let params_stride = u64::from(device.limits().min_uniform_buffer_offset_alignment)
+            .max(super::layout::PARAMS_SIZE);
+        let max_binding = device
+            .limits()
+            .max_storage_buffer_binding_size
+            .min(device.limits().max_buffer_size);
+        Ok(Self {
+            device,
+            queue,
+            info,
+            layout,
+            outcodes,
+            select,
+            params_stride,
+            max_binding,
+            lost,
+            failure,
+        })
+    }
+
+    /// "name (backend, type, driver)".
+    pub fn name(&self) -> String {
+        let i = &self.info;
+        let kind = if is_hardware(i) { "" } else { ", software" };
+        format!(
+            "{} ({:?}{kind}; {} {})",
+            i.name, i.backend, i.driver, i.driver_info
+        )
+        .replace(" )", ")")
+    }
+
+    /// Why the device cannot be used any more, if it cannot.
+    pub fn check(&self) -> Result<()> {
+        if self.lost.load(Ordering::Acquire) {
+            return Err(lost("the GPU device was lost"));
+        }
+        if let Some(e) = self.failure.lock().as_ref() {
+            return Err(lost(format!("a GPU operation failed: {e}")));
+        }
+        Ok(())
+    }
+
+    /// Marks the device lost (a failed map or poll).
+    pub fn mark_lost(&self) {
+        self.lost.store(true, Ordering::Release);
+    }
+
+    /// Destroys the device, as a driver reset would.
+    pub fn lose(&self) {
+        self.mark_lost();
+        self.device.destroy();
+    }
+}
+
+/// A [`ErrorKind::DeviceLost`] error whose message says the context now runs on the CPU.
+pub fn lost(what: impl std::fmt::Display) -> Error {
+    Error::new(
+        ErrorKind::DeviceLost,
+        format!("{what}; the context now runs on the CPU backend, run the query again"),
+    )
+}

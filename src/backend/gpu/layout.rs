@@ -1,0 +1,154 @@
+//! The records the host and `clip_select.wgsl` exchange, byte for byte (WGSL's layout rules: `vec4` aligned to
+//! 16 bytes, scalars to 4).
+
+use crate::geometry::{SweptShape, ToolVolume, VolumeKind, clip_volume::MAX_SLABS};
+use bytemuck::{Pod, Zeroable};
+
+/// One query's volume and tool shape (`Query` in the shader).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct GpuQuery {
+    /// Slab `i`: normal in xyz, lower bound in w.
+    pub planes: [[f32; 4]; MAX_SLABS],
+    /// Upper bound of each slab; the largest finite float for half-spaces (WGSL may assume no infinities).
+    pub hi: [f32; 4],
+    /// Viewing axis in xyz, its offset in w (GL_SELECT's z).
+    pub depth: [f32; 4],
+    /// Entry point `P0`.
+    pub a: [f32; 4],
+    /// Tip `P`.
+    pub b: [f32; 4],
+    /// New tip `P'` (dynamic queries).
+    pub c: [f32; 4],
+    /// The tool radius `s`.
+    pub radius: f32,
+    /// Slabs in use.
+    pub slab_count: u32,
+    /// 0: capsule, 1: frustum.
+    pub kind: u32,
+    /// 0: segment (static), 1: swept triangle (dynamic).
+    pub shape: u32,
+    /// Index of the query in the caller's batch.
+    pub output: u32,
+    /// Pads to a multiple of 16 bytes.
+    pub pad: [u32; 3],
+}
+
+/// What one dispatch pair works on (`Params` in the shader); bound with a dynamic offset.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct GpuParams {
+    /// Vertices of the mesh.
+    pub vertex_count: u32,
+    /// Triangles of the mesh.
+    pub triangle_count: u32,
+    /// First query of this dispatch in the query buffer.
+    pub first_query: u32,
+    /// Outcode words per query: four vertices per word.
+    pub words_per_query: u32,
+    /// Hit records the hit buffer holds.
+    pub hit_capacity: u32,
+    /// Feedback vertices the feedback buffer holds.
+    pub feedback_capacity: u32,
+    /// Pads to 32 bytes.
+    pub pad: [u32; 2],
+}
+
+/// One hit as the shader appends it (`Hit` in the shader): the query it answers, then [`crate::Hit`]'s fields
+/// with the feedback range pointing into the whole batch's feedback buffer.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct GpuHit {
+    /// Index of the query in the caller's batch.
+    pub query: u32,
+    /// Triangle index.
+    pub triangle: u32,
+    /// GL_SELECT z min.
+    pub depth_min: f32,
+    /// GL_SELECT z max.
+    pub depth_max: f32,
+    /// Distance from the tool shape.
+    pub distance: f32,
+    /// Closest point on the triangle.
+    pub point_on_mesh: [f32; 3],
+    /// Closest point on the tool shape.
+    pub point_on_tool: [f32; 3],
+    /// Push direction.
+    pub normal: [f32; 3],
+    /// Dynamic queries' time of impact.
+    pub time_of_impact: f32,
+    /// First vertex of the polygon in the batch's feedback buffer.
+    pub feedback_first: u32,
+    /// Vertices of the polygon.
+    pub feedback_count: u32,
+}
+
+/// Size of [`GpuParams`] in bytes.
+pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<GpuParams>() as u64;
+/// Size of one [`GpuHit`] in bytes.
+pub(crate) const HIT_SIZE: u64 = std::mem::size_of::<GpuHit>() as u64;
+/// Size of one feedback vertex (x, y, z) in bytes.
+pub(crate) const FEEDBACK_VERTEX_SIZE: u64 = 12;
+
+impl GpuQuery {
+    /// The shader's view of `volume`, answering query `output` of the batch.
+    pub fn new(volume: &ToolVolume, output: u32) -> Self {
+        let mut q = Self::zeroed();
+        for (i, s) in volume.clip.slabs().iter().enumerate() {
+            q.planes[i] = [s.normal.x, s.normal.y, s.normal.z, s.lo];
+            q.hi[i] = if s.hi.is_finite() { s.hi } else { f32::MAX };
+        }
+        q.slab_count = volume.clip.slabs().len() as u32;
+        let (axis, offset) = volume.clip.depth_plane();
+        q.depth = [axis.x, axis.y, axis.z, offset];
+        let point = |p: glam::Vec3| [p.x, p.y, p.z, 0.0];
+        match volume.shape {
+            SweptShape::Segment(a, b) => {
+                (q.a, q.b, q.c) = (point(a), point(b), point(b));
+                q.shape = 0;
+            }
+            SweptShape::Triangle(a, b, c) => {
+                (q.a, q.b, q.c) = (point(a), point(b), point(c));
+                q.shape = 1;
+            }
+        }
+        q.radius = volume.radius;
+        q.kind = match volume.kind {
+            VolumeKind::Capsule => 0,
+            VolumeKind::Frustum => 1,
+        };
+        q.output = output;
+        q
+    }
+}
+
+impl GpuHit {
+    /// The public hit, its polygon starting at `feedback_first` of its query's feedback array.
+    pub fn to_hit(self, feedback_first: u32) -> crate::Hit {
+        crate::Hit {
+            triangle: self.triangle,
+            depth_min: self.depth_min,
+            depth_max: self.depth_max,
+            distance: self.distance,
+            point_on_mesh: self.point_on_mesh,
+            point_on_tool: self.point_on_tool,
+            normal: self.normal,
+            time_of_impact: self.time_of_impact,
+            feedback_first,
+            feedback_count: self.feedback_count,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_match_the_shader() {
+        // WGSL: 4 vec4 + 5 vec4 + 8 scalars = 176 bytes; Params 8 u32; Hit 17 scalars.
+        assert_eq!(std::mem::size_of::<GpuQuery>(), 176);
+        assert_eq!(PARAMS_SIZE, 32);
+        assert_eq!(HIT_SIZE, 68);
+    }
+}

@@ -1,0 +1,146 @@
+//! Each mesh's persistent device copy: packed positions and the index buffer, updated in place.
+//!
+//! The CPU copy in the context stays the source of truth. Uploads go through `Queue::write_buffer`, which wgpu
+//! orders before the next submission and after the ones already made, so a batch in flight keeps the positions
+//! it was submitted with.
+
+use super::device::Gpu;
+use crate::error::{Error, ErrorKind, Result};
+use crate::mesh::Mesh;
+
+/// Smallest buffer created: bindings must not be empty.
+const MIN_BUFFER: u64 = 16;
+
+/// One mesh on the device.
+pub struct GpuMesh {
+    /// Generation of the mesh id this copy belongs to (a slot is reused by later meshes).
+    pub generation: u16,
+    /// x, y, z per vertex.
+    pub positions: wgpu::Buffer,
+    /// Three indices per triangle; may be longer than needed after a cut shrank the mesh.
+    pub indices: wgpu::Buffer,
+    /// Vertices on the device.
+    pub vertex_count: u32,
+    /// Triangles on the device.
+    pub triangle_count: u32,
+    /// An upload failed: the next query uploads the whole mesh again (or reports why it cannot).
+    pub stale: bool,
+}
+
+/// Bytes of `count` items of `size` bytes, refused when the device cannot bind that much.
+fn bytes(gpu: &Gpu, count: usize, size: u64, what: &str) -> Result<u64> {
+    let n = (count as u64).saturating_mul(size);
+    if n > gpu.max_binding {
+        return Err(Error::new(
+            ErrorKind::OutOfMemory,
+            format!(
+                "the mesh's {what} need {n} bytes but {} binds at most {} per buffer",
+                gpu.info.name, gpu.max_binding
+            ),
+        ));
+    }
+    Ok(n.max(MIN_BUFFER))
+}
+
+/// A storage buffer of `size` bytes, or an out-of-memory error instead of wgpu's panic.
+pub fn create_buffer(
+    gpu: &Gpu,
+    label: &str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer> {
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: false,
+    });
+    match pollster::block_on(scope.pop()) {
+        None => Ok(buffer),
+        Some(e) => Err(Error::new(
+            ErrorKind::OutOfMemory,
+            format!("could not allocate {size} bytes of GPU memory for {label}: {e}"),
+        )),
+    }
+}
+
+/// Writes vertices `first .. first + count` (packed) into `buffer`.
+fn upload_positions(gpu: &Gpu, buffer: &wgpu::Buffer, mesh: &Mesh, first: usize, count: usize) {
+    if count == 0 {
+        return;
+    }
+    let (xs, ys, zs) = mesh.coordinates();
+    let packed: Vec<f32> = (first..first + count)
+        .flat_map(|i| [xs[i], ys[i], zs[i]])
+        .collect();
+    gpu.queue
+        .write_buffer(buffer, first as u64 * 12, bytemuck::cast_slice(&packed));
+}
+
+fn upload_indices(gpu: &Gpu, buffer: &wgpu::Buffer, mesh: &Mesh) {
+    if mesh.triangle_count() > 0 {
+        gpu.queue
+            .write_buffer(buffer, 0, bytemuck::cast_slice(mesh.triangles()));
+    }
+}
+
+const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST);
+
+impl GpuMesh {
+    /// Buffers for `mesh`, filled.
+    pub fn new(gpu: &Gpu, generation: u16, mesh: &Mesh) -> Result<Self> {
+        let positions = create_buffer(
+            gpu,
+            "mesh positions",
+            bytes(gpu, mesh.vertex_count(), 12, "positions")?,
+            USAGE,
+        )?;
+        let indices = create_buffer(
+            gpu,
+            "mesh triangles",
+            bytes(gpu, mesh.triangle_count(), 12, "triangles")?,
+            USAGE,
+        )?;
+        upload_positions(gpu, &positions, mesh, 0, mesh.vertex_count());
+        upload_indices(gpu, &indices, mesh);
+        Ok(Self {
+            generation,
+            positions,
+            indices,
+            vertex_count: mesh.vertex_count() as u32,
+            triangle_count: mesh.triangle_count() as u32,
+            stale: false,
+        })
+    }
+
+    /// Uploads vertices `first .. first + count` only.
+    pub fn update_positions(&mut self, gpu: &Gpu, mesh: &Mesh, first: usize, count: usize) {
+        if !self.stale {
+            upload_positions(gpu, &self.positions, mesh, first, count);
+        }
+    }
+
+    /// Replaces the index buffer's contents, growing it when the new list does not fit.
+    pub fn set_triangles(&mut self, gpu: &Gpu, mesh: &Mesh) -> Result<()> {
+        let needed = bytes(gpu, mesh.triangle_count(), 12, "triangles")?;
+        if needed > self.indices.size() {
+            // Grow by half again, so a mesh cut step by step does not reallocate every step.
+            let size = needed
+                .max(self.indices.size() / 2 * 3)
+                .min(gpu.max_binding.max(needed));
+            self.indices = create_buffer(gpu, "mesh triangles", size, USAGE)?;
+        }
+        upload_indices(gpu, &self.indices, mesh);
+        self.triangle_count = mesh.triangle_count() as u32;
+        Ok(())
+    }
+
+    /// Brings a stale copy up to date (after a failed upload), or says why it cannot.
+    pub fn refresh(&mut self, gpu: &Gpu, mesh: &Mesh) -> Result<()> {
+        if self.stale {
+            *self = Self::new(gpu, self.generation, mesh)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,143 @@
+//! The wgpu backend: the paper's GL_SELECT/GL_FEEDBACK pass as compute shaders (`clip_select.wgsl`).
+//!
+//! Meshes live on the device between queries (`mesh_buffers`); a position update uploads only the vertices it
+//! moved. A batch — any number of tools on any number of meshes — is one submission: per mesh, an outcode
+//! dispatch and a per-(triangle, query) select dispatch that append hit records and feedback polygons with
+//! atomics. The records are read back, sorted by query and triangle, and handed out through the same
+//! [`crate::Results`] as the CPU backend's. Answers equal the CPU backend's up to the device's rounding.
+
+mod batch;
+mod device;
+mod layout;
+mod mesh_buffers;
+
+pub use batch::GpuScratch;
+
+use super::{Backend, BackendKind, BackendScratch, MeshChange, PreparedQuery, Submission};
+use crate::error::Result;
+use crate::mesh::{Mesh, MeshId};
+use crate::mesh_store::MeshTable;
+use crate::results::QueryOutput;
+use device::Gpu;
+use mesh_buffers::GpuMesh;
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+/// The GPU backend: an open device and the meshes' device copies, by slot.
+pub struct GpuBackend {
+    gpu: Arc<Gpu>,
+    /// Lock order: a mesh's lock (held by the caller), then this.
+    meshes: Mutex<Vec<Option<GpuMesh>>>,
+}
+
+impl GpuBackend {
+    /// Opens the best hardware adapter, or a software one too when `allow_software`.
+    pub fn new(allow_software: bool) -> Result<Self> {
+        Ok(Self {
+            gpu: Arc::new(Gpu::open(allow_software)?),
+            meshes: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The scratch of `scratch` for this device, made on first use.
+    fn scratch<'s>(&self, scratch: &'s mut BackendScratch) -> &'s mut GpuScratch {
+        let s = scratch
+            .gpu
+            .get_or_insert_with(|| GpuScratch::new(self.gpu.clone()));
+        if !s.is_on(&self.gpu) {
+            *s = GpuScratch::new(self.gpu.clone());
+        }
+        s
+    }
+}
+
+impl Backend for GpuBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Gpu
+    }
+
+    fn device_name(&self) -> String {
+        self.gpu.name()
+    }
+
+    fn mesh_changed(&self, id: MeshId, mesh: &Mesh, change: MeshChange) -> Result<()> {
+        // A lost device is reported by the next query, which then falls back to the CPU; the CPU copy has
+        // already taken the change, so the change itself succeeded.
+        if self.gpu.check().is_err() {
+            return Ok(());
+        }
+        let slot = (id.index1 - 1) as usize;
+        let mut meshes = self.meshes.lock();
+        if change == MeshChange::Created {
+            let device_mesh = GpuMesh::new(&self.gpu, id.generation, mesh)?;
+            if meshes.len() <= slot {
+                meshes.resize_with(slot + 1, || None);
+            }
+            meshes[slot] = Some(device_mesh);
+            return Ok(());
+        }
+        let Some(device_mesh) = meshes
+            .get_mut(slot)
+            .and_then(Option::as_mut)
+            .filter(|m| m.generation == id.generation)
+        else {
+            return Ok(());
+        };
+        match change {
+            MeshChange::Positions { first, count } => {
+                device_mesh.update_positions(&self.gpu, mesh, first, count)
+            }
+            MeshChange::Triangles => {
+                if device_mesh.set_triangles(&self.gpu, mesh).is_err() {
+                    // Out of device memory: the next query tries again and reports it if it still fails.
+                    device_mesh.stale = true;
+                }
+            }
+            MeshChange::Created => unreachable!("handled above"),
+        }
+        Ok(())
+    }
+
+    fn mesh_destroyed(&self, id: MeshId) {
+        let slot = (id.index1 - 1) as usize;
+        let mut meshes = self.meshes.lock();
+        // The slot may already hold a newer mesh created by another thread after this one was removed.
+        if let Some(entry) = meshes.get_mut(slot)
+            && entry
+                .as_ref()
+                .is_some_and(|m| m.generation == id.generation)
+        {
+            *entry = None;
+        }
+    }
+
+    fn submit(
+        &self,
+        meshes: &MeshTable<'_>,
+        queries: &[PreparedQuery],
+        _outputs: &mut [QueryOutput],
+        scratch: &mut BackendScratch,
+    ) -> Result<Submission> {
+        if queries.is_empty() {
+            return Ok(Submission::Done);
+        }
+        self.scratch(scratch).submit(self, meshes, queries, false)?;
+        Ok(Submission::Pending)
+    }
+
+    fn wait(
+        &self,
+        meshes: &MeshTable<'_>,
+        queries: &[PreparedQuery],
+        outputs: &mut [QueryOutput],
+        scratch: &mut BackendScratch,
+        same_meshes: bool,
+    ) -> Result<()> {
+        self.scratch(scratch)
+            .wait(self, meshes, queries, outputs, same_meshes)
+    }
+
+    fn lose_device(&self) {
+        self.gpu.lose();
+    }
+}
