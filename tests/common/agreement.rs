@@ -18,13 +18,23 @@ pub fn expected(
     volume: VolumeKind,
     tri: [[f64; 3]; 3],
 ) -> Option<bool> {
+    let margin = margin(tool, new_tip, volume, tri);
+    let s = f64::from(tool.radius);
+    (margin.abs() > BOUNDARY * (1.0 + s)).then_some(margin <= 0.0)
+}
+
+/// How far (world units, exact f64) a triangle is from the volume's boundary: > 0 outside (not a hit), <= 0
+/// inside or touching. Capsules: distance to the axis or swept triangle minus the radius. Frustums: the
+/// separating-axis gap (or, overlapping, the least penetration depth). Panics on a degenerate dynamic frustum
+/// (the fallback box has no reference here).
+pub fn margin(tool: &Tool, new_tip: Option<Vec3>, volume: VolumeKind, tri: [[f64; 3]; 3]) -> f64 {
     let (e, p, s) = (
         d3(tool.entry.to_array()),
         d3(tool.tip.to_array()),
         f64::from(tool.radius),
     );
     let up = d3(tool.up.to_array());
-    let margin = match (volume, new_tip) {
+    match (volume, new_tip) {
         (VolumeKind::Capsule, None) => exact::segment_triangle(e, p, tri).distance - s,
         (VolumeKind::Capsule, Some(n)) => {
             exact::triangle_triangle([e, p, d3(n.to_array())], tri).distance - s
@@ -37,8 +47,7 @@ pub fn expected(
                 .expect("random motion is not degenerate");
             exact::polyhedron_triangle_separation(&f, tri)
         }
-    };
-    (margin.abs() > BOUNDARY * (1.0 + s)).then_some(margin <= 0.0)
+    }
 }
 
 /// Checks one hit's contact data (from `backend`) against exact geometry.
