@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test of trocar from a fresh Debian machine with only the Rust toolchain:
-# installs what is missing (cmake, pkg-config, Mesa's OSMesa + GLU for the OpenGL reference test),
-# then cargo fmt/clippy, the Rust tests (header check included), the C/C++ examples under ctest,
-# and a smoke run of the benchmark. Needs ../shared beside the checkout (the liver mesh).
+# installs what is missing (cmake, pkg-config, Mesa's OSMesa + GLU for the OpenGL reference test,
+# Mesa's Vulkan drivers + the Vulkan loader so the GPU backend runs on lavapipe without a GPU),
+# then cargo fmt/clippy, the Rust tests on both backends (header check included), the C/C++
+# examples under ctest (CPU and GPU cases), and a smoke run of the benchmark. Needs ../shared
+# beside the checkout (the liver mesh). With CI=true, GPU tests that find no adapter fail instead
+# of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +19,9 @@ command -v cc >/dev/null || missing+=(gcc)
 command -v c++ >/dev/null || missing+=(g++)
 pkg-config --exists osmesa 2>/dev/null || missing+=(libosmesa6-dev)
 pkg-config --exists glu 2>/dev/null || missing+=(libglu1-mesa-dev)
+# The GPU backend's tests: lavapipe (Mesa's software Vulkan driver) and the loader that finds it.
+compgen -G '/usr/share/vulkan/icd.d/lvp_icd.*.json' >/dev/null || missing+=(mesa-vulkan-drivers)
+grep -q 'libvulkan\.so\.1' <<<"$(PATH="$PATH:/sbin:/usr/sbin" ldconfig -p 2>/dev/null)" || missing+=(libvulkan1)
 if ((${#missing[@]})); then
     step "installing ${missing[*]}"
     if [ "$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else
@@ -39,7 +45,7 @@ cargo fmt --all -- --check
 step "cargo clippy -D warnings"
 cargo clippy --all-targets -- -D warnings
 
-step "cargo test (release: the reference comparisons are heavy in debug)"
+step "cargo test (release: the reference comparisons are heavy in debug; core tests on CPU and GPU)"
 cargo test --release --lib --tests
 
 step "C/C++ examples under ctest"
