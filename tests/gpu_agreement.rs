@@ -734,7 +734,8 @@ fn batches_answer_what_single_queries_answer() {
 
 /// A big tool through a 110,000-triangle soup selects tens of thousands of triangles in one query: the GPU
 /// must return every one of them (its output buffers grow and the batch re-runs), alone, in a batch with
-/// small queries, through submit + wait, and again into a results object that has held a small answer.
+/// small queries, through submit + wait, and again into a results object that has held a small answer; and
+/// report ResultsOverflow when the mesh moved before the re-run.
 #[test]
 fn overflowing_queries_return_every_hit() {
     let Some(gpu) = gpu_context(1) else { return };
@@ -777,8 +778,8 @@ fn overflowing_queries_return_every_hit() {
             a.label()
         );
     }
-    // All four with small queries around them, in one batch from the smallest buffers; then through submit + wait.
-    pair.fresh_results();
+    // All four with small queries around them, in one batch from the smallest buffers, through query and through
+    // submit + wait.
     let mut mixed: Vec<Ask> = Vec::new();
     for a in wide_asks(big) {
         for _ in 0..5 {
@@ -787,7 +788,32 @@ fn overflowing_queries_return_every_hit() {
         }
         mixed.push(a);
     }
-    pair.run_and_compare(&mixed, false, &mut stats);
+    for split in [false, true] {
+        pair.fresh_results();
+        pair.run_and_compare(&mixed, split, &mut stats);
+    }
+
+    // Overflowing with a mesh moved before the wait: the re-run would answer for other positions than those
+    // submitted, so the wait refuses with ResultsOverflow, leaving nothing readable. The buffers have grown:
+    // submitted again, the batch answers for the mesh as it is now.
+    pair.fresh_results();
+    let gq = pair.queries(&mixed, BackendKind::Gpu);
+    pair.gpu.submit(&gq, &mut pair.rg).unwrap();
+    let moved: Vec<[f32; 3]> = pair.scenes[big]
+        .positions
+        .iter()
+        .map(|p| [p[0] + 0.05, p[1], p[2] - 0.03])
+        .collect();
+    pair.update(big, moved);
+    let e = pair
+        .gpu
+        .wait(&mut pair.rg)
+        .expect_err("Gpu: an overflowing batch whose mesh moved before the wait");
+    assert_eq!(e.kind, ErrorKind::ResultsOverflow, "Gpu: {e}");
+    assert!(
+        !pair.rg.is_pending() && pair.rg.is_empty(),
+        "Gpu: nothing readable after ResultsOverflow"
+    );
     pair.run_and_compare(&mixed, true, &mut stats);
 
     // A results object that has held a small answer, then a huge one, then small again.
@@ -1177,4 +1203,115 @@ fn the_comparison_tells_boundary_cases_from_disagreements() {
         "the nudge must move some triangles across the boundary"
     );
     assert!(refusals > 1000, "faults injected: {refusals}");
+}
+
+/// Odd meshes and batches, CPU against GPU: a mesh without triangles, zero-area triangles (repeated and
+/// collinear corners), a slot reused by a new mesh after a destruction, a re-triangulated mesh, an empty batch,
+/// and a batch too big for one dispatch's outcode buffer.
+#[test]
+fn odd_meshes_and_batches_agree() {
+    let Some(gpu) = gpu_context(1) else { return };
+    let mut pair = Pair::new(gpu);
+    let mut rng = Rng(66);
+    let mut stats = Stats::default();
+
+    // No triangles at all.
+    let empty = pair.add(
+        vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+        vec![],
+    );
+    // Zero-area triangles: repeated corners, collinear corners, all three equal; and one proper triangle.
+    let degenerate = pair.add(
+        vec![
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [2.0, 0.0, 0.0],
+            [0.0, 1.0, 0.5],
+            [0.5, 0.5, 0.0],
+        ],
+        vec![
+            [0, 0, 1],
+            [0, 1, 2],
+            [3, 3, 3],
+            [0, 1, 3],
+            [1, 4, 1],
+            [4, 2, 0],
+        ],
+    );
+    let near = |rng: &mut Rng, scene| {
+        let tip = Vec3::from(rng.point(-0.5, 1.5));
+        let tool = Tool {
+            entry: tip + Vec3::new(0.3, 8.0, -0.4),
+            tip,
+            radius: rng.range(0.05, 0.8),
+            up: Vec3::ZERO,
+        };
+        let new_tip = tip + Vec3::from(rng.point(-1.0, 1.0));
+        ask(rng, scene, (tool, new_tip))
+    };
+    let asks: Vec<Ask> = (0..200)
+        .map(|k| near(&mut rng, if k % 2 == 0 { empty } else { degenerate }))
+        .collect();
+    pair.run_and_compare(&asks, false, &mut stats);
+    pair.run_and_compare(&asks, true, &mut stats);
+    pair.run_and_compare(&[], true, &mut stats);
+
+    // A slot freed and reused: the GPU must answer for the new mesh, not the old one's buffers.
+    let (p1, t1) = soup(&mut rng, 400);
+    let first = pair.add(p1, t1);
+    let s = &pair.scenes[first];
+    pair.cpu.destroy_mesh(s.cpu).unwrap();
+    pair.gpu.destroy_mesh(s.gpu).unwrap();
+    let (p2, t2) = soup(&mut rng, 600);
+    let second = pair.add(p2, t2);
+    assert_eq!(
+        (
+            pair.scenes[second].gpu.index1,
+            pair.scenes[second].cpu.index1
+        ),
+        (pair.scenes[first].gpu.index1, pair.scenes[first].cpu.index1),
+        "the new mesh takes the freed slot"
+    );
+    let asks: Vec<Ask> = (0..100)
+        .map(|_| {
+            let tool = random_tool(&mut rng);
+            ask(&mut rng, second, tool)
+        })
+        .collect();
+    pair.run_and_compare(&asks, false, &mut stats);
+
+    // Re-triangulated: fewer triangles, then more than at creation.
+    let s = &mut pair.scenes[second];
+    let fewer: Vec<[u32; 3]> = s.triangles.iter().copied().step_by(3).collect();
+    let more: Vec<[u32; 3]> = s
+        .triangles
+        .iter()
+        .flat_map(|t| [*t, [t[1], t[2], t[0]]])
+        .collect();
+    for triangles in [fewer, more] {
+        let s = &mut pair.scenes[second];
+        pair.cpu.set_triangles(s.cpu, &triangles).unwrap();
+        pair.gpu
+            .set_triangles(s.gpu, &triangles)
+            .unwrap_or_else(|e| panic!("Gpu: set_triangles: {e}"));
+        s.triangles = triangles;
+        pair.run_and_compare(&asks, false, &mut stats);
+    }
+
+    // A mesh with many vertices and few triangles: a query's vertex outcodes take ~V bytes and one dispatch's
+    // must fit one storage binding (128 MiB on lavapipe), so 200 queries on 700,000 vertices are split over
+    // dispatches. The answers must still land in the right queries.
+    let (mut p, t) = soup(&mut rng, 3000);
+    let used = p.len() as u32;
+    p.extend((0..700_000 - used).map(|_| rng.point(-5.0, 5.0)));
+    let spread: Vec<[u32; 3]> = t.iter().map(|tri| tri.map(|i| (i * 229) % used)).collect();
+    let wide = pair.add(p, spread);
+    let asks: Vec<Ask> = (0..200)
+        .map(|_| {
+            let tool = random_tool(&mut rng);
+            ask(&mut rng, wide, tool)
+        })
+        .collect();
+    pair.run_and_compare(&asks, false, &mut stats);
+    stats.print("odd meshes and batches");
 }
