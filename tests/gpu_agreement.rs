@@ -1315,3 +1315,39 @@ fn odd_meshes_and_batches_agree() {
     pair.run_and_compare(&asks, false, &mut stats);
     stats.print("odd meshes and batches");
 }
+
+/// `Auto` takes a hardware GPU when there is one and never a software adapter: it runs on the GPU exactly when
+/// a GPU context that refuses software adapters can be created.
+#[test]
+fn auto_picks_only_a_hardware_gpu() {
+    if std::env::var_os("TROCAR_ALLOW_SOFTWARE_GPU").is_some() {
+        eprintln!(
+            "skipped: TROCAR_ALLOW_SOFTWARE_GPU lets hardware-only GPU contexts take software adapters"
+        );
+        return;
+    }
+    let hardware = Context::new(&trocar::ContextDef {
+        backend: BackendKind::Gpu,
+        cpu_threads: 1,
+        allow_software_gpu: false,
+    });
+    let auto = common::context_def(BackendKind::Auto, 1);
+    let auto = Context::new(&auto).expect("Auto always has the CPU to fall back on");
+    match hardware {
+        Ok(gpu) => assert_eq!(
+            auto.backend_kind(),
+            BackendKind::Gpu,
+            "Auto skipped the hardware GPU {}",
+            gpu.device_name()
+        ),
+        Err(e) => {
+            assert_eq!(e.kind, ErrorKind::BackendUnavailable, "{e}");
+            assert_eq!(
+                auto.backend_kind(),
+                BackendKind::Cpu,
+                "no hardware GPU ({e}), yet Auto runs on {}",
+                auto.device_name()
+            );
+        }
+    }
+}
