@@ -2,7 +2,7 @@
 # Runs every test of trocar from a fresh Debian machine with only the Rust toolchain:
 # installs what is missing (cmake, pkg-config, Mesa's OSMesa + GLU for the OpenGL reference test),
 # then cargo fmt/clippy, the Rust tests (header check included), the C/C++ examples under ctest,
-# and a smoke run of the benchmark. Needs ../shared beside the checkout (the liver mesh).
+# and smoke runs of the benchmarks. Needs ../shared beside the checkout (the liver mesh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,7 +48,9 @@ cmake -S examples_c -B target/examples_c -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build target/examples_c -j 2
 ctest --test-dir target/examples_c --output-on-failure
 
-step "benchmark smoke run"
+step "benchmark smoke runs"
 cargo bench --bench clip_select -- --quick
+# The GPU backend next to the CPU one; with no GPU adapter it says so and measures the CPU only.
+cargo bench --bench gpu_backend -- --quick
 
 step "all tests passed"
