@@ -16,7 +16,10 @@
 
 mod common;
 
-use common::{Pose, Wave, median_p90, subdivide, surface_poses};
+use common::{
+    Pose, Wave, format_count, format_time, machine, median_p90, quick_mode, subdivide,
+    surface_poses,
+};
 use glam::Vec3;
 use parry3d::bounding_volume::Aabb;
 use parry3d::math::{Isometry, Point, Real};
@@ -658,48 +661,9 @@ fn trocar_threads(ctx: &Context) -> usize {
         .unwrap_or(1)
 }
 
-fn format_time(s: f64) -> String {
-    if s.is_nan() {
-        "–".into()
-    } else if s < 1e-3 {
-        format!("{:.1} µs", s * 1e6)
-    } else if s < 1.0 {
-        format!("{:.2} ms", s * 1e3)
-    } else {
-        format!("{s:.2} s")
-    }
-}
-
-fn format_count(n: usize) -> String {
-    match n {
-        0..10_000 => format!("{:.1}k", n as f64 / 1e3),
-        10_000..1_000_000 => format!("{}k", (n as f64 / 1e3).round()),
-        _ => format!("{:.2}M", n as f64 / 1e6),
-    }
-}
-
-fn machine() -> String {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let model = cpuinfo
-        .lines()
-        .find_map(|l| l.strip_prefix("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map_or("unknown CPU", |(_, m)| m.trim())
-        .to_string();
-    let logical = cpuinfo
-        .lines()
-        .filter(|l| l.starts_with("processor"))
-        .count();
-    let available = std::thread::available_parallelism().map_or(1, |n| n.get());
-    format!(
-        "{model}, {logical} logical cores in /proc/cpuinfo, {available} available to this process"
-    )
-}
-
 fn main() {
     let started = Instant::now();
-    let quick = std::env::args().any(|a| a == "--quick")
-        || std::env::var("TROCAR_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+    let quick = quick_mode();
     let path = common::liver_path();
     let (positions, triangles) = match trocar::obj::load_obj(&path) {
         Ok(mesh) => mesh,

@@ -7,6 +7,19 @@
  *   and ask static or dynamic tool queries into a reused TrocarResults (trocar_query_*), and read
  *   the hits and feedback polygons through trocar_results_hits / trocar_results_feedback.
  *
+ * Backends
+ *   TROCAR_BACKEND_CPU runs on a thread pool. TROCAR_BACKEND_GPU runs the same clip-select as wgpu
+ *   compute shaders (Vulkan, Metal, DX12) on a hardware GPU, or on a software adapter such as Mesa's
+ *   lavapipe when the def's allow_software_gpu is set (or TROCAR_ALLOW_SOFTWARE_GPU=1 in the
+ *   environment); with neither, trocar_context_create returns TROCAR_ERROR_BACKEND_UNAVAILABLE.
+ *   TROCAR_BACKEND_AUTO takes a hardware GPU when there is one, else the CPU (never a software GPU);
+ *   trocar_context_backend and trocar_context_device_name say which. Both backends give the same hits
+ *   except for triangles within float rounding of the volume's boundary (see README).
+ *   Asynchronous use: trocar_query_submit starts a batch and returns; trocar_results_wait collects it
+ *   (views answer TROCAR_ERROR_PENDING in between). The answers describe the meshes at submission,
+ *   so the caller may update them meanwhile. If the GPU is lost (driver reset, failed submission) the
+ *   call returns TROCAR_ERROR_DEVICE_LOST and the context carries on with the CPU backend: ask again.
+ *
  * Errors
  *   Every call that can fail returns a TrocarStatus; TROCAR_OK is 0. Out-parameters are written only
  *   on success. trocar_last_error_message gives the calling thread's last failure in words. A
@@ -20,7 +33,10 @@
  *     briefly waits for running queries.
  *   - A TrocarResults belongs to one thread at a time: a query writes it, and the views returned by
  *     trocar_results_hits / trocar_results_feedback are valid only until the next query into that
- *     results object or its destruction. Use one results object per querying thread.
+ *     results object or its destruction. Use one results object per querying thread. A submitted
+ *     batch does not hold any mesh lock while in flight: other threads (and the submitting one) may
+ *     update meshes before trocar_results_wait, which may be called from another thread than the
+ *     submit as long as the results object is handed over, not shared.
  *   - trocar_context_destroy must not run concurrently with any other call on that context. Results
  *     objects may outlive their context (they can only be destroyed then).
  *   - trocar_last_error_message reports the calling thread's last failure only.

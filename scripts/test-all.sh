@@ -3,7 +3,7 @@
 # installs what is missing (cmake, pkg-config, Mesa's OSMesa + GLU for the OpenGL reference test,
 # Mesa's Vulkan drivers + the Vulkan loader so the GPU backend runs on lavapipe without a GPU),
 # then cargo fmt/clippy, the Rust tests on both backends (header check included), the C/C++
-# examples under ctest (CPU and GPU cases), and a smoke run of the benchmark. Needs ../shared
+# examples under ctest (CPU and GPU cases), and smoke runs of the benchmarks. Needs ../shared
 # beside the checkout (the liver mesh). With CI=true, GPU tests that find no adapter fail instead
 # of skipping.
 set -euo pipefail
@@ -54,7 +54,9 @@ cmake -S examples_c -B target/examples_c -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build target/examples_c -j 2
 ctest --test-dir target/examples_c --output-on-failure
 
-step "benchmark smoke run"
+step "benchmark smoke runs"
 cargo bench --bench clip_select -- --quick
+# The GPU backend next to the CPU one; with no GPU adapter it says so and measures the CPU only.
+cargo bench --bench gpu_backend -- --quick
 
 step "all tests passed"

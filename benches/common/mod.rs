@@ -1,6 +1,7 @@
-//! Scene helpers shared by the `clip_select` benchmark and the `laparoscopy` example (which includes this file
-//! with `#[path]`): loading the liver, midpoint subdivision, a cheap smooth deformation, vertex normals, ray
-//! casting, and tool poses that really touch the surface.
+//! Scene helpers shared by the `clip_select` and `gpu_backend` benchmarks and the `laparoscopy` example (which
+//! includes this file with `#[path]`): loading the liver, midpoint subdivision, a cheap smooth deformation,
+//! vertex normals, ray casting, tool poses that really touch the surface, and the benchmarks' quick-mode flag,
+//! statistics and formatting.
 
 // Each user needs only part of this module.
 #![allow(dead_code)]
@@ -244,4 +245,51 @@ pub fn median_p90(samples: &mut [f64]) -> (f64, f64) {
     samples.sort_by(f64::total_cmp);
     let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
     (at(0.5), at(0.9))
+}
+
+/// `-- --quick` on the command line or `TROCAR_BENCH_QUICK=1`: a smoke run with few iterations.
+pub fn quick_mode() -> bool {
+    std::env::args().any(|a| a == "--quick")
+        || std::env::var("TROCAR_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// A duration for the tables: µs below 1 ms, ms below 1 s; "–" for NaN.
+pub fn format_time(s: f64) -> String {
+    if s.is_nan() {
+        "–".into()
+    } else if s < 1e-3 {
+        format!("{:.1} µs", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{s:.2} s")
+    }
+}
+
+/// A triangle count: "4.4k", "70k", "1.12M".
+pub fn format_count(n: usize) -> String {
+    match n {
+        0..10_000 => format!("{:.1}k", n as f64 / 1e3),
+        10_000..1_000_000 => format!("{}k", (n as f64 / 1e3).round()),
+        _ => format!("{:.2}M", n as f64 / 1e6),
+    }
+}
+
+/// The CPU model and the cores this process may use.
+pub fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map_or("unknown CPU", |(_, m)| m.trim())
+        .to_string();
+    let logical = cpuinfo
+        .lines()
+        .filter(|l| l.starts_with("processor"))
+        .count();
+    let available = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!(
+        "{model}, {logical} logical cores in /proc/cpuinfo, {available} available to this process"
+    )
 }

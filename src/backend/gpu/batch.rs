@@ -38,14 +38,21 @@ impl Grown {
         }
     }
 
+    /// Makes the buffer at least `size` bytes; true if that took a new buffer.
+    fn ensure(&mut self, gpu: &Gpu, size: u64) -> Result<bool> {
+        let size = size.max(16).next_multiple_of(16);
+        if self.buffer.as_ref().is_some_and(|b| b.size() >= size) {
+            return Ok(false);
+        }
+        self.buffer = None;
+        self.buffer = Some(create_buffer(gpu, self.label, size, self.usage)?);
+        Ok(true)
+    }
+
     /// The buffer, at least `size` bytes.
     fn at_least(&mut self, gpu: &Gpu, size: u64) -> Result<&wgpu::Buffer> {
-        let size = size.max(16).next_multiple_of(16);
-        if self.buffer.as_ref().is_none_or(|b| b.size() < size) {
-            self.buffer = None;
-            self.buffer = Some(create_buffer(gpu, self.label, size, self.usage)?);
-        }
-        Ok(self.buffer.as_ref().expect("just made"))
+        self.ensure(gpu, size)?;
+        Ok(self.get())
     }
 
     fn get(&self) -> &wgpu::Buffer {
@@ -61,6 +68,9 @@ struct Dispatch {
     words_per_query: u32,
     triangle_count: u32,
 }
+
+/// What distinguishes one dispatch's bind group from another's within one scratch.
+type BindKey = (wgpu::Buffer, wgpu::Buffer, u64);
 
 /// A submitted batch not yet read back.
 struct InFlight {
@@ -90,7 +100,11 @@ pub struct GpuScratch {
     host_queries: Vec<GpuQuery>,
     host_params: Vec<u8>,
     dispatches: Vec<Dispatch>,
-    bind_groups: Vec<wgpu::BindGroup>,
+    /// The bind groups of the last batch, by the mesh buffers and outcode range they bind: a simulation asks
+    /// the same batch every step, and rebuilding them cost more than encoding the whole batch. Cleared when a
+    /// buffer of this scratch is replaced; kept only for the last batch, so no old mesh buffer lives on here.
+    bind_groups: Vec<(BindKey, wgpu::BindGroup)>,
+    fresh_bind_groups: Vec<(BindKey, wgpu::BindGroup)>,
     /// Query indices in mesh-slot order (the order the meshes are locked and dispatched in).
     order: Vec<u32>,
     /// Every mesh of the batch with its version at submission.
@@ -131,6 +145,7 @@ impl GpuScratch {
             host_params: Vec::new(),
             dispatches: Vec::new(),
             bind_groups: Vec::new(),
+            fresh_bind_groups: Vec::new(),
             order: Vec::new(),
             versions: Vec::new(),
             records: Vec::new(),
@@ -278,24 +293,28 @@ impl GpuScratch {
             .unwrap_or(1);
 
         let query_bytes = (self.host_queries.len().max(1) * size_of::<GpuQuery>()) as u64;
-        self.queries.at_least(&gpu, query_bytes)?;
-        self.params.at_least(&gpu, self.host_params.len() as u64)?;
-        self.outcodes.at_least(&gpu, outcode_words * 4)?;
-        self.counters.at_least(&gpu, COUNTERS_SIZE)?;
-        self.hits
-            .at_least(&gpu, u64::from(self.hit_capacity) * HIT_SIZE)?;
-        self.feedback.at_least(
+        let mut replaced = self.queries.ensure(&gpu, query_bytes)?;
+        replaced |= self.params.ensure(&gpu, self.host_params.len() as u64)?;
+        replaced |= self.outcodes.ensure(&gpu, outcode_words * 4)?;
+        replaced |= self.counters.ensure(&gpu, COUNTERS_SIZE)?;
+        replaced |= self
+            .hits
+            .ensure(&gpu, u64::from(self.hit_capacity) * HIT_SIZE)?;
+        replaced |= self.feedback.ensure(
             &gpu,
             u64::from(self.feedback_capacity) * FEEDBACK_VERTEX_SIZE,
         )?;
+        if replaced {
+            self.bind_groups.clear();
+        }
         let read_hits = self.expected_hits.min(self.hit_capacity);
         let read_feedback = self.expected_feedback.min(self.feedback_capacity);
         let hits_bytes = u64::from(read_hits) * HIT_SIZE;
         let feedback_bytes = u64::from(read_feedback) * FEEDBACK_VERTEX_SIZE;
         let readback_len = COUNTERS_SIZE + hits_bytes + feedback_bytes;
-        self.readback.at_least(&gpu, readback_len)?;
+        self.readback.ensure(&gpu, readback_len)?;
 
-        self.bind_groups.clear();
+        self.fresh_bind_groups.clear();
         for (d, (positions, indices, _)) in self.dispatches.iter().zip(&mesh_buffers) {
             fn buffer(
                 binding: u32,
@@ -311,9 +330,12 @@ impl GpuScratch {
                     }),
                 }
             }
-            let outcode_bytes = u64::from(d.words_per_query) * u64::from(d.query_count) * 4;
-            self.bind_groups
-                .push(gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            let outcode_bytes =
+                (u64::from(d.words_per_query) * u64::from(d.query_count) * 4).next_multiple_of(16);
+            let key: BindKey = (positions.clone(), indices.clone(), outcode_bytes);
+            let group = match self.bind_groups.iter().position(|(k, _)| *k == key) {
+                Some(i) => self.bind_groups.swap_remove(i).1,
+                None => gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("clip_select"),
                     layout: &gpu.layout,
                     entries: &[
@@ -321,17 +343,17 @@ impl GpuScratch {
                         buffer(1, self.queries.get(), None),
                         buffer(2, positions, None),
                         buffer(3, indices, None),
-                        buffer(
-                            4,
-                            self.outcodes.get(),
-                            Some(outcode_bytes.next_multiple_of(16)),
-                        ),
+                        buffer(4, self.outcodes.get(), Some(outcode_bytes)),
                         buffer(5, self.counters.get(), Some(COUNTERS_SIZE)),
                         buffer(6, self.hits.get(), None),
                         buffer(7, self.feedback.get(), None),
                     ],
-                }));
+                }),
+            };
+            self.fresh_bind_groups.push((key, group));
         }
+        std::mem::swap(&mut self.bind_groups, &mut self.fresh_bind_groups);
+        self.fresh_bind_groups.clear();
 
         gpu.queue.write_buffer(
             self.queries.get(),
@@ -352,7 +374,7 @@ impl GpuScratch {
                 timestamp_writes: None,
             });
             let max_x = gpu.device.limits().max_compute_workgroups_per_dimension;
-            for (k, (d, group)) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
+            for (k, (d, (_, group))) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
                 // Both shaders loop when a mesh needs more workgroups than one dimension allows.
                 pass.set_bind_group(0, group, &[(k as u64 * stride) as u32]);
                 pass.set_pipeline(&gpu.outcodes);
@@ -470,9 +492,10 @@ impl GpuScratch {
             self.expected_feedback = feedback;
             self.submit(backend, meshes, queries, same_versions)?;
         };
-        // Read back a little more than this batch needed next time, so the usual batch takes one round trip.
-        self.expected_hits = (hits + hits / 4).max(256);
-        self.expected_feedback = (feedback + feedback / 4).max(2048);
+        // Read back twice what this batch needed next time: poses change little from step to step, so the usual
+        // batch takes one round trip, and a few kilobytes more over the bus cost less than a second trip.
+        self.expected_hits = hits.saturating_mul(2).max(256);
+        self.expected_feedback = feedback.saturating_mul(2).max(2048);
         self.assemble(outputs)
     }
 

@@ -65,17 +65,28 @@ pub fn create_buffer(
     }
 }
 
-/// Writes vertices `first .. first + count` (packed) into `buffer`.
-fn upload_positions(gpu: &Gpu, buffer: &wgpu::Buffer, mesh: &Mesh, first: usize, count: usize) {
-    if count == 0 {
-        return;
-    }
+/// Writes vertices `first .. first + count` (packed x, y, z) into `buffer`, straight into wgpu's staging memory
+/// (no intermediate copy: on a 1M-triangle mesh the copy cost as much as the upload). Returns false if wgpu
+/// refused the write (a lost device), which the next query reports.
+fn upload_positions(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    mesh: &Mesh,
+    first: usize,
+    count: usize,
+) -> bool {
+    let Some(size) = wgpu::BufferSize::new(count as u64 * 12) else {
+        return true;
+    };
+    let Some(mut staging) = gpu.queue.write_buffer_with(buffer, first as u64 * 12, size) else {
+        return false;
+    };
     let (xs, ys, zs) = mesh.coordinates();
-    let packed: Vec<f32> = (first..first + count)
-        .flat_map(|i| [xs[i], ys[i], zs[i]])
-        .collect();
-    gpu.queue
-        .write_buffer(buffer, first as u64 * 12, bytemuck::cast_slice(&packed));
+    let (vertices, _) = staging.slice(..).into_chunks::<12>();
+    vertices.write_iter(
+        (first..first + count).map(|i| bytemuck::cast::<[f32; 3], [u8; 12]>([xs[i], ys[i], zs[i]])),
+    );
+    true
 }
 
 fn upload_indices(gpu: &Gpu, buffer: &wgpu::Buffer, mesh: &Mesh) {
@@ -102,7 +113,7 @@ impl GpuMesh {
             bytes(gpu, mesh.triangle_count(), 12, "triangles")?,
             USAGE,
         )?;
-        upload_positions(gpu, &positions, mesh, 0, mesh.vertex_count());
+        let uploaded = upload_positions(gpu, &positions, mesh, 0, mesh.vertex_count());
         upload_indices(gpu, &indices, mesh);
         Ok(Self {
             generation,
@@ -110,14 +121,14 @@ impl GpuMesh {
             indices,
             vertex_count: mesh.vertex_count() as u32,
             triangle_count: mesh.triangle_count() as u32,
-            stale: false,
+            stale: !uploaded,
         })
     }
 
     /// Uploads vertices `first .. first + count` only.
     pub fn update_positions(&mut self, gpu: &Gpu, mesh: &Mesh, first: usize, count: usize) {
-        if !self.stale {
-            upload_positions(gpu, &self.positions, mesh, first, count);
+        if !self.stale && !upload_positions(gpu, &self.positions, mesh, first, count) {
+            self.stale = true;
         }
     }
 
