@@ -158,7 +158,8 @@ impl Context {
         self.tag
     }
 
-    /// Answers a batch of queries. On error nothing is run and `results` keeps its previous contents.
+    /// Answers a batch of queries. A refused batch (bad id or pose, results still pending) runs nothing and
+    /// leaves `results` as it was; if the backend fails (device lost, out of memory), `results` is left empty.
     pub fn query(&self, queries: &[Query], results: &mut Results) -> Result<()> {
         self.submit(queries, results)?;
         // A blocking call answers for the meshes as they are during the call: an overflow re-run may see a
@@ -169,7 +170,7 @@ impl Context {
     /// Starts a batch and returns without waiting for the GPU; [`Context::wait`] collects it. The results
     /// describe the meshes as they were at submission. On the CPU backend the work is done here.
     ///
-    /// On error nothing is submitted and `results` is left empty.
+    /// A refused batch submits nothing and leaves `results` as it was; a backend failure leaves it empty.
     pub fn submit(&self, queries: &[Query], results: &mut Results) -> Result<()> {
         if results.context != self.tag {
             return Err(Error::invalid("results object belongs to another context"));
