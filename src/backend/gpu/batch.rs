@@ -19,6 +19,8 @@ const WORKGROUP: u32 = 64;
 /// Hit records and feedback vertices a fresh results object has room for; grown on demand.
 const INITIAL_HITS: u32 = 1 << 10;
 const INITIAL_FEEDBACK: u32 = 1 << 13;
+/// Longest wait for a batch (a hung device is reported as lost rather than blocking forever).
+const MAP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 /// Bytes of the counters at the start of the read-back buffer.
 const COUNTERS_SIZE: u64 = 8;
 
@@ -423,19 +425,35 @@ impl GpuScratch {
 
     /// Blocks until the in-flight read-back is mapped; a failure means the device is gone.
     fn finish(&self, f: &InFlight) -> Result<()> {
-        let polled = self.gpu.device.poll(wgpu::PollType::Wait {
-            submission_index: Some(f.submission.clone()),
-            timeout: None,
-        });
-        let mapped = f.mapped.lock().take();
-        match (polled, mapped) {
-            (Ok(_), Some(Ok(()))) => self.gpu.check(),
-            (polled, mapped) => {
-                self.gpu.mark_lost();
-                Err(lost(format!(
-                    "the GPU submission failed (poll: {polled:?}, read-back: {mapped:?})"
-                )))
+        // When several threads poll the device, the one that retires a submission runs its map callbacks
+        // after it releases wgpu's locks, so this thread's wait can return a moment before its callback has
+        // run: poll again until it has (bounded, in case a driver never answers).
+        let deadline = std::time::Instant::now() + MAP_TIMEOUT;
+        loop {
+            if let Some(mapped) = f.mapped.lock().take() {
+                return match mapped {
+                    Ok(()) => self.gpu.check(),
+                    Err(e) => {
+                        self.gpu.mark_lost();
+                        Err(lost(format!("reading the GPU's results failed: {e}")))
+                    }
+                };
             }
+            let polled = self.gpu.device.poll(wgpu::PollType::Wait {
+                submission_index: Some(f.submission.clone()),
+                timeout: Some(MAP_TIMEOUT),
+            });
+            if let Err(e) = polled {
+                self.gpu.mark_lost();
+                return Err(lost(format!("waiting for the GPU failed: {e}")));
+            }
+            if std::time::Instant::now() > deadline {
+                self.gpu.mark_lost();
+                return Err(lost(format!(
+                    "the GPU's results were not readable {MAP_TIMEOUT:?} after the batch completed"
+                )));
+            }
+            std::thread::yield_now();
         }
     }
 
