@@ -3,7 +3,7 @@
 
 use super::GpuBackend;
 use super::device::{Gpu, lost};
-use super::layout::{FEEDBACK_VERTEX_SIZE, GpuHit, GpuParams, GpuQuery, HIT_SIZE};
+use super::layout::{CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuHit, GpuParams, GpuQuery, HIT_SIZE};
 use super::mesh_buffers::create_buffer;
 use crate::backend::PreparedQuery;
 use crate::error::{Error, ErrorKind, Result};
@@ -19,10 +19,14 @@ const WORKGROUP: u32 = 64;
 /// Hit records and feedback vertices a fresh results object has room for; grown on demand.
 const INITIAL_HITS: u32 = 1 << 10;
 const INITIAL_FEEDBACK: u32 = 1 << 13;
+const INITIAL_CANDIDATES: u32 = 1 << 14;
 /// Longest wait for a batch (a hung device is reported as lost rather than blocking forever).
 const MAP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
-/// Bytes of the counters at the start of the read-back buffer.
-const COUNTERS_SIZE: u64 = 8;
+/// Bytes of the counters (hits, feedback vertices, then one candidate count per dispatch), which also start
+/// the read-back buffer.
+fn counters_size(dispatches: usize) -> u64 {
+    ((2 + dispatches as u64) * 4).next_multiple_of(8)
+}
 
 /// A device buffer that grows (never shrinks) to the largest size asked of it.
 struct Grown {
@@ -82,6 +86,8 @@ struct InFlight {
     /// Hit records and feedback vertices copied into the read-back buffer behind the counters.
     read_hits: u32,
     read_feedback: u32,
+    /// Bytes of counters in front of the hits in the read-back buffer.
+    counters_size: u64,
 }
 
 /// The device buffers and host staging of one results object.
@@ -94,6 +100,11 @@ pub struct GpuScratch {
     hits: Grown,
     feedback: Grown,
     readback: Grown,
+    candidates: Grown,
+    evaluation_size: Grown,
+    /// Binds `evaluation_size` as storage for the sizing pass; remade when that buffer is.
+    size_group: Option<wgpu::BindGroup>,
+    candidate_capacity: u32,
     hit_capacity: u32,
     feedback_capacity: u32,
     /// Read-back sizes expected from the previous batches, so one round trip usually suffices.
@@ -139,6 +150,10 @@ impl GpuScratch {
             hits: Grown::new("hits", U::STORAGE.union(U::COPY_SRC)),
             feedback: Grown::new("feedback", U::STORAGE.union(U::COPY_SRC)),
             readback: Grown::new("read-back", U::MAP_READ.union(U::COPY_DST)),
+            candidates: Grown::new("candidates", U::STORAGE),
+            evaluation_size: Grown::new("evaluation size", U::STORAGE.union(U::INDIRECT)),
+            size_group: None,
+            candidate_capacity: INITIAL_CANDIDATES,
             hit_capacity: INITIAL_HITS,
             feedback_capacity: INITIAL_FEEDBACK,
             expected_hits: 256,
@@ -281,7 +296,8 @@ impl GpuScratch {
                 words_per_query: d.words_per_query,
                 hit_capacity: self.hit_capacity,
                 feedback_capacity: self.feedback_capacity,
-                pad: [0; 2],
+                dispatch_index: k as u32,
+                candidate_capacity: self.candidate_capacity,
             };
             let at = k * stride as usize;
             self.host_params[at..at + size_of::<GpuParams>()]
@@ -298,7 +314,27 @@ impl GpuScratch {
         let mut replaced = self.queries.ensure(&gpu, query_bytes)?;
         replaced |= self.params.ensure(&gpu, self.host_params.len() as u64)?;
         replaced |= self.outcodes.ensure(&gpu, outcode_words * 4)?;
-        replaced |= self.counters.ensure(&gpu, COUNTERS_SIZE)?;
+        let counters_size = counters_size(self.dispatches.len());
+        replaced |= self.counters.ensure(&gpu, counters_size)?;
+        replaced |= self
+            .candidates
+            .ensure(&gpu, u64::from(self.candidate_capacity) * CANDIDATE_SIZE)?;
+        if self
+            .evaluation_size
+            .ensure(&gpu, self.dispatches.len() as u64 * 12)?
+        {
+            self.size_group = None;
+        }
+        if self.size_group.is_none() {
+            self.size_group = Some(gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("evaluation size"),
+                layout: &gpu.size_layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: self.evaluation_size.get().as_entire_binding(),
+                }],
+            }));
+        }
         replaced |= self
             .hits
             .ensure(&gpu, u64::from(self.hit_capacity) * HIT_SIZE)?;
@@ -313,7 +349,7 @@ impl GpuScratch {
         let read_feedback = self.expected_feedback.min(self.feedback_capacity);
         let hits_bytes = u64::from(read_hits) * HIT_SIZE;
         let feedback_bytes = u64::from(read_feedback) * FEEDBACK_VERTEX_SIZE;
-        let readback_len = COUNTERS_SIZE + hits_bytes + feedback_bytes;
+        let readback_len = counters_size + hits_bytes + feedback_bytes;
         self.readback.ensure(&gpu, readback_len)?;
 
         self.fresh_bind_groups.clear();
@@ -346,9 +382,10 @@ impl GpuScratch {
                         buffer(2, positions, None),
                         buffer(3, indices, None),
                         buffer(4, self.outcodes.get(), Some(outcode_bytes)),
-                        buffer(5, self.counters.get(), Some(COUNTERS_SIZE)),
+                        buffer(5, self.counters.get(), None),
                         buffer(6, self.hits.get(), None),
                         buffer(7, self.feedback.get(), None),
+                        buffer(8, self.candidates.get(), None),
                     ],
                 }),
             };
@@ -375,35 +412,41 @@ impl GpuScratch {
                 label: Some("clip_select"),
                 timestamp_writes: None,
             });
-            let max_x = gpu.device.limits().max_compute_workgroups_per_dimension;
+            // All passes loop over their items, so a capped number of workgroups covers any mesh.
+            let most = gpu.max_workgroups;
+            let size_group = self.size_group.as_ref().expect("made above");
             for (k, (d, (_, group))) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
-                // Both shaders loop when a mesh needs more workgroups than one dimension allows.
                 pass.set_bind_group(0, group, &[(k as u64 * stride) as u32]);
                 pass.set_pipeline(&gpu.outcodes);
                 pass.dispatch_workgroups(
-                    d.words_per_query.div_ceil(WORKGROUP).min(max_x),
+                    d.words_per_query.div_ceil(WORKGROUP).min(most),
                     d.query_count,
                     1,
                 );
                 pass.set_pipeline(&gpu.select);
                 pass.dispatch_workgroups(
-                    d.triangle_count.div_ceil(WORKGROUP).min(max_x),
+                    d.triangle_count.div_ceil(WORKGROUP).min(most),
                     d.query_count,
                     1,
                 );
+                pass.set_pipeline(&gpu.size);
+                pass.set_bind_group(1, size_group, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&gpu.evaluate);
+                pass.dispatch_workgroups_indirect(self.evaluation_size.get(), k as u64 * 12);
             }
         }
         let readback = self.readback.get();
-        encoder.copy_buffer_to_buffer(self.counters.get(), 0, readback, 0, COUNTERS_SIZE);
+        encoder.copy_buffer_to_buffer(self.counters.get(), 0, readback, 0, counters_size);
         if hits_bytes > 0 {
-            encoder.copy_buffer_to_buffer(self.hits.get(), 0, readback, COUNTERS_SIZE, hits_bytes);
+            encoder.copy_buffer_to_buffer(self.hits.get(), 0, readback, counters_size, hits_bytes);
         }
         if feedback_bytes > 0 {
             encoder.copy_buffer_to_buffer(
                 self.feedback.get(),
                 0,
                 readback,
-                COUNTERS_SIZE + hits_bytes,
+                counters_size + hits_bytes,
                 feedback_bytes,
             );
         }
@@ -419,6 +462,7 @@ impl GpuScratch {
             mapped,
             read_hits,
             read_feedback,
+            counters_size,
         });
         Ok(())
     }
@@ -475,13 +519,20 @@ impl GpuScratch {
             self.finish(&f)?;
             let readback = self.readback.get();
             let view = readback
-                .slice(..COUNTERS_SIZE)
+                .slice(..f.counters_size)
                 .get_mapped_range()
                 .map_err(|e| lost(format!("could not read the GPU's results: {e}")))?;
-            let counters: [u32; 2] = bytemuck::pod_read_unaligned(&view[..8]);
+            let counter = |i: usize| bytemuck::pod_read_unaligned::<u32>(&view[4 * i..4 * i + 4]);
+            let (hits, feedback) = (counter(0), counter(1));
+            let candidates = (0..self.dispatches.len())
+                .map(|k| counter(2 + k))
+                .max()
+                .unwrap_or(0);
             drop(view);
-            let [hits, feedback] = counters;
-            if hits <= self.hit_capacity && feedback <= self.feedback_capacity {
+            if hits <= self.hit_capacity
+                && feedback <= self.feedback_capacity
+                && candidates <= self.candidate_capacity
+            {
                 self.copy_out(&f, hits, feedback)?;
                 break (hits, feedback);
             }
@@ -489,7 +540,8 @@ impl GpuScratch {
             // Overflow: grow to what the pass counted (it kept counting past the end) and run it again.
             let most_hits = (gpu.max_binding / HIT_SIZE) as u32;
             let most_feedback = (gpu.max_binding / FEEDBACK_VERTEX_SIZE) as u32;
-            if hits > most_hits || feedback > most_feedback {
+            let most_candidates = (gpu.max_binding / CANDIDATE_SIZE) as u32;
+            if hits > most_hits || feedback > most_feedback || candidates > most_candidates {
                 return Err(Error::new(
                     ErrorKind::OutOfMemory,
                     format!(
@@ -506,6 +558,10 @@ impl GpuScratch {
                 .max(self.feedback_capacity)
                 .next_power_of_two()
                 .min(most_feedback);
+            self.candidate_capacity = candidates
+                .max(self.candidate_capacity)
+                .next_power_of_two()
+                .min(most_candidates);
             self.expected_hits = hits;
             self.expected_feedback = feedback;
             self.submit(backend, meshes, queries, same_versions)?;
@@ -522,8 +578,8 @@ impl GpuScratch {
         let readback = self.readback.get();
         let got_hits = hits.min(f.read_hits);
         let got_feedback = feedback.min(f.read_feedback);
-        let hits_at = COUNTERS_SIZE;
-        let feedback_at = COUNTERS_SIZE + u64::from(f.read_hits) * HIT_SIZE;
+        let hits_at = f.counters_size;
+        let feedback_at = f.counters_size + u64::from(f.read_hits) * HIT_SIZE;
         let mapped_len = feedback_at + u64::from(f.read_feedback) * FEEDBACK_VERTEX_SIZE;
         {
             let view = readback
@@ -587,6 +643,7 @@ impl GpuScratch {
             mapped,
             read_hits: 0,
             read_feedback: 0,
+            counters_size: 0,
         })?;
         {
             let view = readback

@@ -6,10 +6,17 @@
 // z range and GL_FEEDBACK returns the clipped polygons. Here the same pipeline runs without rasterization
 // (so no triangle is lost for being smaller than a pixel), one dispatch pair per mesh of a batch:
 //
-//   vertex_outcodes   - the vertex stage: every vertex's clip outcode against every query's volume;
-//   select_triangles  - primitive assembly and clipping: one invocation per (triangle, query) rejects by
-//                       outcodes, clips the survivors (Sutherland-Hodgman, in registers), runs the exact
-//                       round-tool test, and appends a select record and a feedback polygon with atomics.
+//   vertex_outcodes     - the vertex stage: every vertex's clip outcode against every query's volume;
+//   select_triangles    - primitive assembly and the trivial reject: one invocation per (triangle, query)
+//                         ANDs the outcodes and appends the survivors to a candidate list;
+//   size_evaluation     - one invocation turns the candidate count into the next dispatch's size;
+//   evaluate_candidates - clipping and selection proper, per survivor: clips it (Sutherland-Hodgman, in
+//                         registers), runs the exact round-tool test, and appends a select record and a
+//                         feedback polygon with atomics.
+//
+// The reject and the evaluation are separate dispatches because the evaluation is large (polygons, closest
+// points, the time-of-impact loop): compiled into the reject loop it costs registers (occupancy) on a GPU, and
+// on lavapipe it made the reject of a triangle no survivor ever reached 15x slower.
 //
 // Every function mirrors the CPU backend's Rust of the same name (src/geometry, src/backend/cpu/select.rs),
 // operation for operation, so both backends give the same answers up to the GPU's rounding (fused
@@ -45,8 +52,9 @@ struct Params {
     words_per_query: u32,
     hit_capacity: u32,
     feedback_capacity: u32,
-    pad0: u32,
-    pad1: u32,
+    // This dispatch's slot: its candidate count is counters[2 + dispatch_index].
+    dispatch_index: u32,
+    candidate_capacity: u32,
 }
 
 // The select record plus the contact data (`GpuHit`; `crate::Hit` with the query's index in front).
@@ -85,10 +93,15 @@ const MAX_TOI_STEPS: u32 = 1000u;
 @group(0) @binding(3) var<storage, read> triangles: array<u32>;
 // Four 8-bit outcodes per word, `words_per_query` words per query of the dispatch.
 @group(0) @binding(4) var<storage, read_write> outcodes: array<u32>;
-// [0]: hits appended, [1]: feedback vertices appended (both may exceed the capacities: the host re-runs).
-@group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>, 2>;
+// [0]: hits appended, [1]: feedback vertices appended, [2 + k]: candidates of dispatch k (all may exceed
+// their capacities: the counting goes on, and the host re-runs the batch with buffers that large).
+@group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> hits: array<Hit>;
 @group(0) @binding(7) var<storage, read_write> feedback: array<f32>;
+// Survivors of the trivial reject: (triangle, query in dispatch << 8 | OR of its vertices' outcodes).
+@group(0) @binding(8) var<storage, read_write> candidates: array<vec2<u32>>;
+// Workgroup counts of each dispatch's evaluation (x, y, z at 3k), written by size_evaluation.
+@group(1) @binding(0) var<storage, read_write> evaluation_size: array<u32>;
 
 fn vertex(i: u32) -> vec3<f32> {
     return vec3<f32>(positions[3u * i], positions[3u * i + 1u], positions[3u * i + 2u]);
@@ -545,22 +558,52 @@ fn evaluate(q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<f32>, c:
     );
 }
 
-// Primitive assembly, the trivial reject (all three vertices beyond one plane) and the per-triangle work.
+// Primitive assembly and the trivial reject (all three vertices beyond one plane); survivors are listed.
 @compute @workgroup_size(64)
 fn select_triangles(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let q = queries[params.first_query + id.y];
     for (var t = id.x; t < params.triangle_count; t += groups.x * 64u) {
-        let i0 = triangles[3u * t];
-        let i1 = triangles[3u * t + 1u];
-        let i2 = triangles[3u * t + 2u];
-        let c0 = code_of(id.y, i0);
-        let c1 = code_of(id.y, i1);
-        let c2 = code_of(id.y, i2);
+        let c0 = code_of(id.y, triangles[3u * t]);
+        let c1 = code_of(id.y, triangles[3u * t + 1u]);
+        let c2 = code_of(id.y, triangles[3u * t + 2u]);
         if ((c0 & c1 & c2) == 0u) {
-            evaluate(q, t, c0 | c1 | c2, vertex(i0), vertex(i1), vertex(i2));
+            let i = atomicAdd(&counters[2u + params.dispatch_index], 1u);
+            if (i < params.candidate_capacity) {
+                candidates[i] = vec2<u32>(t, (id.y << 8u) | c0 | c1 | c2);
+            }
         }
+    }
+}
+
+fn candidate_count() -> u32 {
+    return min(atomicLoad(&counters[2u + params.dispatch_index]), params.candidate_capacity);
+}
+
+// Sizes evaluate_candidates' indirect dispatch from the candidate count (it loops past 65535 groups).
+@compute @workgroup_size(1)
+fn size_evaluation() {
+    let k = 3u * params.dispatch_index;
+    evaluation_size[k] = min((candidate_count() + 63u) / 64u, 65535u);
+    evaluation_size[k + 1u] = 1u;
+    evaluation_size[k + 2u] = 1u;
+}
+
+// The per-survivor work of the GL pipeline: clipping, the feedback polygon and the select record.
+@compute @workgroup_size(64)
+fn evaluate_candidates(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let count = candidate_count();
+    for (var i = id.x; i < count; i += groups.x * 64u) {
+        let c = candidates[i];
+        let t = c.x;
+        let q = queries[params.first_query + (c.y >> 8u)];
+        let v0 = vertex(triangles[3u * t]);
+        let v1 = vertex(triangles[3u * t + 1u]);
+        let v2 = vertex(triangles[3u * t + 2u]);
+        evaluate(q, t, c.y & 0xffu, v0, v1, v2);
     }
 }

@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The WGSL of both passes.
 const SHADER: &str = include_str!("clip_select.wgsl");
-/// Storage buffers bound by the pass (bindings 1 to 7).
-const STORAGE_BUFFERS: u32 = 7;
+/// Storage buffers in the sizing pass's pipeline layout (bindings 1 to 8 of group 0, binding 0 of group 1):
+/// one more than WebGPU's portable 8, which every native Vulkan, Metal and DX12 adapter exceeds.
+const STORAGE_BUFFERS: u32 = 9;
 
 /// An open device with the clip-select pipelines, shared by the backend and every results object's buffers.
 pub struct Gpu {
@@ -18,6 +19,13 @@ pub struct Gpu {
     pub(super) layout: wgpu::BindGroupLayout,
     pub(super) outcodes: wgpu::ComputePipeline,
     pub(super) select: wgpu::ComputePipeline,
+    pub(super) size: wgpu::ComputePipeline,
+    pub(super) evaluate: wgpu::ComputePipeline,
+    /// Layout of group 1: the evaluation's indirect dispatch sizes, bound only while they are written.
+    pub(super) size_layout: wgpu::BindGroupLayout,
+    /// Workgroups the grid-stride passes launch at most: enough to fill a GPU, few enough that a software
+    /// adapter (which runs workgroups one after another) does not pay its per-workgroup cost per 64 triangles.
+    pub(super) max_workgroups: u32,
     /// Stride between dispatches' parameter blocks (the uniform dynamic-offset alignment).
     pub(super) params_stride: u64,
     /// Largest storage buffer binding the device allows.
@@ -161,17 +169,34 @@ impl Gpu {
                 storage(5, false),
                 storage(6, false),
                 storage(7, false),
+                storage(8, false),
             ],
+        });
+        let size_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("evaluation size"),
+            entries: &[storage(0, false)],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("clip_select"),
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
+        // Only the sizing pass sees the indirect buffer as storage: the evaluation reads it as its dispatch
+        // size, and one dispatch may not use a buffer both ways.
+        let size_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("evaluation size"),
+            bind_group_layouts: &[Some(&layout), Some(&size_layout)],
+            immediate_size: 0,
+        });
         let pipeline = |entry: &str| {
+            let layout = if entry == "size_evaluation" {
+                &size_pipeline_layout
+            } else {
+                &pipeline_layout
+            };
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),
-                layout: Some(&pipeline_layout),
+                layout: Some(layout),
                 module: &module,
                 entry_point: Some(entry),
                 compilation_options: Default::default(),
@@ -180,12 +205,15 @@ impl Gpu {
         };
         let outcodes = pipeline("vertex_outcodes");
         let select = pipeline("select_triangles");
+        let size = pipeline("size_evaluation");
+        let evaluate = pipeline("evaluate_candidates");
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(unavailable(format!(
                 "the clip-select shaders do not build on {}: {e}",
                 info.name
             )));
         }
+        let max_workgroups = if is_hardware(&info) { 4096 } else { 256 };
         let params_stride = u64::from(device.limits().min_uniform_buffer_offset_alignment)
             .max(super::layout::PARAMS_SIZE);
         let max_binding = device
@@ -199,6 +227,10 @@ impl Gpu {
             layout,
             outcodes,
             select,
+            size,
+            evaluate,
+            size_layout,
+            max_workgroups,
             params_stride,
             max_binding,
             lost,

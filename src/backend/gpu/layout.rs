@@ -50,8 +50,10 @@ pub struct GpuParams {
     pub hit_capacity: u32,
     /// Feedback vertices the feedback buffer holds.
     pub feedback_capacity: u32,
-    /// Pads to 32 bytes.
-    pub pad: [u32; 2],
+    /// Index of the dispatch in the batch: its candidate count is `counters[2 + dispatch_index]`.
+    pub dispatch_index: u32,
+    /// Candidates the candidate buffer holds.
+    pub candidate_capacity: u32,
 }
 
 /// One hit as the shader appends it (`Hit` in the shader): the query it answers, then [`crate::Hit`]'s fields
@@ -87,6 +89,8 @@ pub struct GpuHit {
 pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<GpuParams>() as u64;
 /// Size of one [`GpuHit`] in bytes.
 pub(crate) const HIT_SIZE: u64 = std::mem::size_of::<GpuHit>() as u64;
+/// Size of one candidate (triangle, query and outcodes) in bytes.
+pub(crate) const CANDIDATE_SIZE: u64 = 8;
 /// Size of one feedback vertex (x, y, z) in bytes.
 pub(crate) const FEEDBACK_VERTEX_SIZE: u64 = 12;
 
