@@ -11,7 +11,11 @@ case "$mode" in
     cmake -S "$here" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_BUILD_RPATH="$work/prefix/lib" >/dev/null
     cmake --build "$work/build" >/dev/null
-    "$work/build/consumer" ;;
+    "$work/build/consumer"
+    "$work/build/consumer_static"
+    if objdump -p "$work/build/consumer_static" | grep -q 'NEEDED *libtrocar'; then
+        echo "consumer_static links libtrocar dynamically" >&2; exit 1
+    fi ;;
   pkg-config)
     export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
     # shellcheck disable=SC2046
