@@ -97,7 +97,8 @@ Answer raw_answer(const TrocarResults *res, std::uint32_t q) {
     const float *f = nullptr;
     std::uint32_t nh = 0, nf = 0;
     if (c_ok(trocar_results_hits(res, q, &h, &nh), "trocar_results_hits") && nh) a.hits.assign(h, h + nh);
-    if (c_ok(trocar_results_feedback(res, q, &f, &nf), "trocar_results_feedback") && nf) a.feedback.assign(f, f + 3 * nf);
+    if (c_ok(trocar_results_feedback(res, q, &f, &nf), "trocar_results_feedback") && nf)
+        a.feedback.assign(f, f + 3 * nf);
     return a;
 }
 
@@ -238,7 +239,7 @@ int main(int argc, char **argv) {
         // Scene: centroid, bounding box, the trocar 8 cm above the liver's top.
         float lo[3] = {rest[0], rest[1], rest[2]}, hi[3] = {rest[0], rest[1], rest[2]}, c[3] = {0, 0, 0};
         for (std::uint32_t i = 0; i < nv; ++i)
-            for (int k = 0; k < 3; ++k) {
+            for (std::uint32_t k = 0; k < 3; ++k) {
                 float x = rest[3 * i + k];
                 lo[k] = std::min(lo[k], x);
                 hi[k] = std::max(hi[k], x);

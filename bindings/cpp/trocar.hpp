@@ -95,7 +95,7 @@ inline TrocarQuery default_query() noexcept { return trocar_default_query(); }
 inline TrocarTool make_tool(const std::array<float, 3> &entry, const std::array<float, 3> &tip, float radius,
                             const std::array<float, 3> &up = {{0.0f, 0.0f, 0.0f}}) noexcept {
     TrocarTool t{};
-    for (int k = 0; k < 3; ++k) {
+    for (std::size_t k = 0; k < 3; ++k) {
         t.entry[k] = entry[k];
         t.tip[k] = tip[k];
         t.up[k] = up[k];
@@ -274,7 +274,8 @@ public:
     TrocarMeshId create_mesh(const float *positions_xyz, std::uint32_t vertex_count, const std::uint32_t *indices,
                              std::uint32_t triangle_count) {
         TrocarMeshId id{};
-        check(trocar_mesh_create(ctx_, positions_xyz, vertex_count, indices, triangle_count, &id), "trocar_mesh_create");
+        check(trocar_mesh_create(ctx_, positions_xyz, vertex_count, indices, triangle_count, &id),
+              "trocar_mesh_create");
         return id;
     }
     /// Uploads a mesh from flat xyz positions and flat index triples (sizes must be multiples of 3).
@@ -369,8 +370,8 @@ public:
         check(trocar_query_static(ctx.get(), mesh, &tool, volume, live()), "trocar_query_static");
     }
     /// Which triangles does the tool touch while its tip moves linearly to `new_tip`? Answers go to query 0.
-    void query_dynamic(const Context &ctx, TrocarMeshId mesh, const TrocarTool &tool, const std::array<float, 3> &new_tip,
-                       TrocarVolume volume = TROCAR_VOLUME_CAPSULE) {
+    void query_dynamic(const Context &ctx, TrocarMeshId mesh, const TrocarTool &tool,
+                       const std::array<float, 3> &new_tip, TrocarVolume volume = TROCAR_VOLUME_CAPSULE) {
         check(trocar_query_dynamic(ctx.get(), mesh, &tool, new_tip.data(), volume, live()), "trocar_query_dynamic");
     }
     /// Runs `count` queries at once; query i's answers are at index i.
@@ -427,7 +428,8 @@ private:
     }
     static std::uint32_t count(std::size_t n) {
         if (n > UINT32_MAX)
-            throw Error(TROCAR_ERROR_INVALID_ARGUMENT, "trocar::Results: TROCAR_ERROR_INVALID_ARGUMENT: too many queries");
+            throw Error(TROCAR_ERROR_INVALID_ARGUMENT,
+                        "trocar::Results: TROCAR_ERROR_INVALID_ARGUMENT: too many queries");
         return static_cast<std::uint32_t>(n);
     }
 
