@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test of trocar from a fresh Debian machine with only the Rust toolchain:
 # installs what is missing (cmake, pkg-config, Mesa's OSMesa + GLU for the OpenGL reference test,
-# Mesa's Vulkan drivers + the Vulkan loader so the GPU backend runs on lavapipe without a GPU),
-# then cargo fmt/clippy, the Rust tests on both backends (header check included), the C/C++
-# examples under ctest (CPU and GPU cases), and smoke runs of the benchmarks. Needs ../shared
+# Mesa's Vulkan drivers + the Vulkan loader so the GPU backend runs on lavapipe without a GPU,
+# Mono's mcs and runtime for the C# binding), then cargo fmt/clippy, the Rust tests on both backends
+# (header check included), the C/C++ examples under ctest (CPU and GPU cases), the Python and C#
+# bindings' tests (bindings/run-tests.sh), and smoke runs of the benchmarks. Needs ../shared
 # beside the checkout (the liver mesh). With CI=true, GPU tests that find no adapter fail instead
 # of skipping.
 set -euo pipefail
@@ -22,6 +23,10 @@ pkg-config --exists glu 2>/dev/null || missing+=(libglu1-mesa-dev)
 # The GPU backend's tests: lavapipe (Mesa's software Vulkan driver) and the loader that finds it.
 compgen -G '/usr/share/vulkan/icd.d/lvp_icd.*.json' >/dev/null || missing+=(mesa-vulkan-drivers)
 grep -q 'libvulkan\.so\.1' <<<"$(PATH="$PATH:/sbin:/usr/sbin" ldconfig -p 2>/dev/null)" || missing+=(libvulkan1)
+# The bindings' tests: python3 for the ctypes binding, Mono's C# compiler and runtime for the P/Invoke one.
+command -v python3 >/dev/null || missing+=(python3)
+command -v mcs >/dev/null || missing+=(mono-mcs)
+command -v mono >/dev/null || missing+=(mono-runtime)
 if ((${#missing[@]})); then
     step "installing ${missing[*]}"
     if [ "$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else
@@ -56,6 +61,9 @@ cargo build --release --lib
 cmake -S examples_c -B target/examples_c -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build target/examples_c -j 2
 ctest --test-dir target/examples_c --output-on-failure
+
+step "bindings: Python (ctypes) and C# (P/Invoke under Mono)"
+bindings/run-tests.sh
 
 step "benchmark smoke runs"
 cargo bench --bench clip_select -- --quick

@@ -1,0 +1,458 @@
+// P/Invoke binding of trocar's C ABI (include/trocar.h), written the way a Unity native plugin is:
+//   - [DllImport("trocar")]: the runtime maps it to libtrocar.so / libtrocar.dylib / trocar.dll (Unity: put the
+//     library under Assets/Plugins; Mono on Linux: LD_LIBRARY_PATH or a copy next to the exe).
+//   - Only blittable structs ([StructLayout(LayoutKind.Sequential)], float/uint/ushort fields; the header's
+//     float[3] members are TrocarVec3 {X, Y, Z}, which has the same layout), so arguments are pinned, not
+//     marshalled, and no callbacks cross the boundary (IL2CPP-safe: no reverse P/Invoke).
+//   - SafeHandle subclasses own the context and results objects (released by the finalizer if not disposed).
+//   - Result views are zero-copy: TrocarResultsHandle.Hits() returns ReadOnlySpan<TrocarHit> over the library's
+//     storage. Span<T> is in Mono 6.x's mscorlib (tested with mcs 6.8 / mono 6.8) and in Unity 2021.2+; for
+//     runtimes without it, compile with -define:TROCAR_NO_SPAN and use HitsView() (an unsafe pointer + Count
+//     view with an indexer), which is always available. Both are valid only until the next query into the
+//     results object or its disposal, as the C API says.
+//   - The library's version is checked once, before the first context is created: same major and, for 0.x,
+//     the same minor as the header this file was written for (TrocarVersionException otherwise).
+// Compile with -unsafe (mcs -unsafe, or "Allow 'unsafe' code" in Unity).
+
+using System;
+using System.Runtime.InteropServices;
+using System.Text;
+
+namespace Trocar
+{
+    public enum TrocarStatus : uint
+    {
+        Ok = 0,
+        ErrorNullPointer = 1,
+        ErrorInvalidArgument = 2,
+        ErrorOutOfRange = 3,
+        ErrorStaleHandle = 4,
+        ErrorBackendUnavailable = 5,
+        ErrorDeviceLost = 6,
+        ErrorOutOfMemory = 7,
+        ErrorPanic = 8,
+        ErrorPending = 9,
+        ErrorResultsOverflow = 10,
+    }
+
+    public enum TrocarBackend : uint
+    {
+        Auto = 0,
+        Cpu = 1,
+        Gpu = 2,
+    }
+
+    public enum TrocarVolume : uint
+    {
+        Capsule = 0,
+        Frustum = 1,
+    }
+
+    /// <summary>The header's float[3]: same size and alignment (12 bytes, 4-aligned).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct TrocarVec3
+    {
+        public float X, Y, Z;
+        public TrocarVec3(float x, float y, float z) { X = x; Y = y; Z = z; }
+        public override string ToString() { return string.Format("({0}, {1}, {2})", X, Y, Z); }
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct TrocarContextDef
+    {
+        public TrocarBackend Backend;
+        public uint CpuThreads;
+        public uint AllowSoftwareGpu;
+        public uint InternalValue; // set by trocar_default_context_def; do not change
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct TrocarMeshId
+    {
+        public uint Index1;
+        public ushort Context;
+        public ushort Generation;
+        public bool IsNull { get { return Index1 == 0 && Context == 0 && Generation == 0; } }
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct TrocarTool
+    {
+        public TrocarVec3 Entry;
+        public TrocarVec3 Tip;
+        public float Radius;
+        public TrocarVec3 Up; // all-zero: a fixed world axis
+
+        public TrocarTool(TrocarVec3 entry, TrocarVec3 tip, float radius)
+        {
+            Entry = entry;
+            Tip = tip;
+            Radius = radius;
+            Up = new TrocarVec3();
+        }
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct TrocarQuery
+    {
+        public TrocarMeshId Mesh;
+        public TrocarTool Tool;
+        public uint Dynamic;
+        public TrocarVec3 NewTip;
+        public TrocarVolume Volume;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct TrocarHit
+    {
+        public uint Triangle;
+        public float DepthMin;
+        public float DepthMax;
+        public float Distance;
+        public TrocarVec3 PointOnMesh;
+        public TrocarVec3 PointOnTool;
+        public TrocarVec3 Normal;
+        public float TimeOfImpact;
+        public uint FeedbackFirst;
+        public uint FeedbackCount;
+    }
+
+    public class TrocarException : Exception
+    {
+        public readonly TrocarStatus Status;
+        public readonly string StatusName;
+        public readonly string LibraryMessage;
+
+        public TrocarException(TrocarStatus status, string what, string message)
+            : base(string.Format("{0}: {1} ({2}): {3}", what, Native.StatusName(status), (uint)status, message))
+        {
+            Status = status;
+            StatusName = Native.StatusName(status);
+            LibraryMessage = message;
+        }
+    }
+
+    public class TrocarVersionException : Exception
+    {
+        public TrocarVersionException(string message) : base(message) { }
+    }
+
+    /// <summary>The raw entry points, plus the version check and error helpers.</summary>
+    public static unsafe class Native
+    {
+        const string Lib = "trocar";
+
+        // The header this binding was written for (include/trocar.h TROCAR_VERSION_*).
+        public const uint VersionMajor = 0;
+        public const uint VersionMinor = 1;
+        public const uint VersionPatch = 0;
+        public const uint Version = (VersionMajor << 16) | (VersionMinor << 8) | VersionPatch;
+
+        [DllImport(Lib)] public static extern UIntPtr trocar_last_error_message(byte* buf, UIntPtr capacity);
+        [DllImport(Lib)] public static extern TrocarContextDef trocar_default_context_def();
+        [DllImport(Lib)] public static extern TrocarStatus trocar_context_create(ref TrocarContextDef def, out TrocarContextHandle ctx);
+        [DllImport(Lib)] public static extern void trocar_context_destroy(IntPtr ctx);
+        [DllImport(Lib)] public static extern TrocarBackend trocar_context_backend(TrocarContextHandle ctx);
+        [DllImport(Lib)] public static extern UIntPtr trocar_context_device_name(TrocarContextHandle ctx, byte* buf, UIntPtr capacity);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_create(TrocarContextHandle ctx, float* positionsXyz, uint vertexCount, uint* indices, uint triangleCount, out TrocarMeshId mesh);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_update_positions(TrocarContextHandle ctx, TrocarMeshId mesh, uint firstVertex, float* positionsXyz, uint vertexCount);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_set_triangles(TrocarContextHandle ctx, TrocarMeshId mesh, uint* indices, uint triangleCount);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_destroy(TrocarContextHandle ctx, TrocarMeshId mesh);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_counts(TrocarContextHandle ctx, TrocarMeshId mesh, out uint vertexCount, out uint triangleCount);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_read_positions(TrocarContextHandle ctx, TrocarMeshId mesh, uint firstVertex, float* outXyz, uint vertexCount);
+        [DllImport(Lib)] public static extern TrocarQuery trocar_default_query();
+        [DllImport(Lib)] public static extern TrocarStatus trocar_query_static(TrocarContextHandle ctx, TrocarMeshId mesh, ref TrocarTool tool, TrocarVolume volume, TrocarResultsHandle results);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_query_dynamic(TrocarContextHandle ctx, TrocarMeshId mesh, ref TrocarTool tool, ref TrocarVec3 newTip, TrocarVolume volume, TrocarResultsHandle results);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_query_batch(TrocarContextHandle ctx, TrocarQuery* queries, uint count, TrocarResultsHandle results);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_query_submit(TrocarContextHandle ctx, TrocarQuery* queries, uint count, TrocarResultsHandle results);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_results_create(TrocarContextHandle ctx, out TrocarResultsHandle results);
+        [DllImport(Lib)] public static extern void trocar_results_destroy(IntPtr results);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_results_query_count(TrocarResultsHandle results, out uint count);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_results_hits(TrocarResultsHandle results, uint queryIndex, out TrocarHit* hits, out uint count);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_results_feedback(TrocarResultsHandle results, uint queryIndex, out float* xyz, out uint vertexCount);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_results_wait(TrocarContextHandle ctx, TrocarResultsHandle results);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_results_is_pending(TrocarResultsHandle results, out uint pending);
+        [DllImport(Lib)] public static extern IntPtr trocar_status_name(TrocarStatus status);
+        [DllImport(Lib)] public static extern uint trocar_version();
+
+        static bool s_checked;
+        static readonly object s_lock = new object();
+
+        /// <summary>Throws TrocarVersionException unless the packed version `found` is compatible with
+        /// major.minor: same major and, for 0.x, the same minor.</summary>
+        public static void CheckVersion(uint found, uint major, uint minor)
+        {
+            uint fMajor = (found >> 16) & 0xFF, fMinor = (found >> 8) & 0xFF, fPatch = found & 0xFF;
+            if (fMajor != major || (major == 0 && fMinor != minor))
+                throw new TrocarVersionException(string.Format(
+                    "trocar: the native library is version {0}.{1}.{2}, this binding was written for {3}.{4} (needs the same "
+                    + "major{5}); use the matching library and binding", fMajor, fMinor, fPatch, major, minor,
+                    major == 0 ? " and, for 0.x, the same minor" : ""));
+        }
+
+        /// <summary>Checks the loaded library's version once (called before the first context is created).</summary>
+        public static void EnsureCompatible()
+        {
+            lock (s_lock)
+            {
+                if (s_checked) return;
+                CheckVersion(trocar_version(), VersionMajor, VersionMinor);
+                s_checked = true;
+            }
+        }
+
+        public static string StatusName(TrocarStatus status)
+        {
+            return Marshal.PtrToStringAnsi(trocar_status_name(status));
+        }
+
+        /// <summary>This thread's last failure message.</summary>
+        public static string LastErrorMessage()
+        {
+            int n = (int)trocar_last_error_message(null, UIntPtr.Zero);
+            var buf = new byte[n + 1];
+            fixed (byte* p = buf) trocar_last_error_message(p, (UIntPtr)(uint)buf.Length);
+            return Encoding.UTF8.GetString(buf, 0, n);
+        }
+
+        public static void Check(TrocarStatus status, string what)
+        {
+            if (status != TrocarStatus.Ok) throw new TrocarException(status, what, LastErrorMessage());
+        }
+    }
+
+    public sealed class TrocarContextHandle : SafeHandle
+    {
+        public TrocarContextHandle() : base(IntPtr.Zero, true) { }
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+        protected override bool ReleaseHandle()
+        {
+            Native.trocar_context_destroy(handle);
+            return true;
+        }
+    }
+
+    public sealed class TrocarResultsHandle : SafeHandle
+    {
+        public TrocarResultsHandle() : base(IntPtr.Zero, true) { }
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+        protected override bool ReleaseHandle()
+        {
+            Native.trocar_results_destroy(handle);
+            return true;
+        }
+    }
+
+    /// <summary>A zero-copy view of one query's hits, for runtimes without Span (valid until the next query).</summary>
+    public unsafe struct TrocarHitView
+    {
+        readonly TrocarHit* _hits;
+        readonly int _count;
+        internal TrocarHitView(TrocarHit* hits, int count) { _hits = hits; _count = count; }
+        public int Count { get { return _count; } }
+        public TrocarHit this[int i]
+        {
+            get
+            {
+                if ((uint)i >= (uint)_count) throw new IndexOutOfRangeException();
+                return _hits[i];
+            }
+        }
+        public TrocarHit[] ToArray()
+        {
+            var a = new TrocarHit[_count];
+            for (int i = 0; i < _count; i++) a[i] = _hits[i];
+            return a;
+        }
+    }
+
+    /// <summary>A TrocarContext with its meshes. Dispose() destroys it; it must not run concurrently with other calls.</summary>
+    public sealed unsafe class TrocarContext : IDisposable
+    {
+        public readonly TrocarContextHandle Handle;
+
+        public TrocarContext(TrocarBackend backend = TrocarBackend.Auto, uint cpuThreads = 0, bool allowSoftwareGpu = false)
+        {
+            Native.EnsureCompatible();
+            var def = Native.trocar_default_context_def();
+            def.Backend = backend;
+            def.CpuThreads = cpuThreads;
+            def.AllowSoftwareGpu = allowSoftwareGpu ? 1u : 0u;
+            TrocarContextHandle h;
+            Native.Check(Native.trocar_context_create(ref def, out h), "trocar_context_create");
+            Handle = h;
+        }
+
+        public void Dispose() { Handle.Dispose(); }
+
+        public TrocarBackend Backend { get { return Native.trocar_context_backend(Handle); } }
+
+        public string DeviceName
+        {
+            get
+            {
+                int n = (int)Native.trocar_context_device_name(Handle, null, UIntPtr.Zero);
+                var buf = new byte[n + 1];
+                fixed (byte* p = buf) Native.trocar_context_device_name(Handle, p, (UIntPtr)(uint)buf.Length);
+                return Encoding.UTF8.GetString(buf, 0, n);
+            }
+        }
+
+        public TrocarResults CreateResults() { return new TrocarResults(this); }
+
+        static uint Triples(int length, string what)
+        {
+            if (length % 3 != 0) throw new ArgumentException(what + ": not a whole number of triples");
+            return (uint)(length / 3);
+        }
+
+        /// <summary>Uploads xyz positions (3 floats a vertex) and index triples.</summary>
+        public TrocarMeshId CreateMesh(float[] positionsXyz, uint[] indices)
+        {
+            TrocarMeshId id;
+            uint nv = Triples(positionsXyz.Length, "positions"), nt = Triples(indices.Length, "indices");
+            fixed (float* p = positionsXyz)
+            fixed (uint* i = indices)
+                Native.Check(Native.trocar_mesh_create(Handle, p, nv, i, nt, out id), "trocar_mesh_create");
+            return id;
+        }
+
+        public void UpdatePositions(TrocarMeshId mesh, uint firstVertex, float[] positionsXyz)
+        {
+            uint n = Triples(positionsXyz.Length, "positions");
+            fixed (float* p = positionsXyz)
+                Native.Check(Native.trocar_mesh_update_positions(Handle, mesh, firstVertex, p, n),
+                             "trocar_mesh_update_positions");
+        }
+
+        public void SetTriangles(TrocarMeshId mesh, uint[] indices)
+        {
+            uint n = Triples(indices.Length, "indices");
+            fixed (uint* i = indices)
+                Native.Check(Native.trocar_mesh_set_triangles(Handle, mesh, i, n), "trocar_mesh_set_triangles");
+        }
+
+        public void DestroyMesh(TrocarMeshId mesh)
+        {
+            Native.Check(Native.trocar_mesh_destroy(Handle, mesh), "trocar_mesh_destroy");
+        }
+
+        public void MeshCounts(TrocarMeshId mesh, out uint vertexCount, out uint triangleCount)
+        {
+            Native.Check(Native.trocar_mesh_counts(Handle, mesh, out vertexCount, out triangleCount), "trocar_mesh_counts");
+        }
+
+        public float[] ReadPositions(TrocarMeshId mesh)
+        {
+            uint nv, nt;
+            MeshCounts(mesh, out nv, out nt);
+            var out_ = new float[3 * nv];
+            fixed (float* p = out_)
+                Native.Check(Native.trocar_mesh_read_positions(Handle, mesh, 0, p, nv), "trocar_mesh_read_positions");
+            return out_;
+        }
+
+        public void QueryStatic(TrocarMeshId mesh, TrocarTool tool, TrocarVolume volume, TrocarResults results)
+        {
+            Native.Check(Native.trocar_query_static(Handle, mesh, ref tool, volume, results.Handle), "trocar_query_static");
+        }
+
+        public void QueryDynamic(TrocarMeshId mesh, TrocarTool tool, TrocarVec3 newTip, TrocarVolume volume,
+                                 TrocarResults results)
+        {
+            Native.Check(Native.trocar_query_dynamic(Handle, mesh, ref tool, ref newTip, volume, results.Handle),
+                         "trocar_query_dynamic");
+        }
+
+        public static TrocarQuery MakeQuery(TrocarMeshId mesh, TrocarTool tool, bool dynamic, TrocarVec3 newTip,
+                                            TrocarVolume volume)
+        {
+            var q = Native.trocar_default_query();
+            q.Mesh = mesh;
+            q.Tool = tool;
+            q.Dynamic = dynamic ? 1u : 0u;
+            q.NewTip = newTip;
+            q.Volume = volume;
+            return q;
+        }
+
+        public void QueryBatch(TrocarQuery[] queries, TrocarResults results)
+        {
+            fixed (TrocarQuery* q = queries)
+                Native.Check(Native.trocar_query_batch(Handle, q, (uint)queries.Length, results.Handle), "trocar_query_batch");
+        }
+
+        public void Submit(TrocarQuery[] queries, TrocarResults results)
+        {
+            fixed (TrocarQuery* q = queries)
+                Native.Check(Native.trocar_query_submit(Handle, q, (uint)queries.Length, results.Handle), "trocar_query_submit");
+        }
+
+        public void Wait(TrocarResults results)
+        {
+            Native.Check(Native.trocar_results_wait(Handle, results.Handle), "trocar_results_wait");
+        }
+    }
+
+    /// <summary>A TrocarResults, reused across queries; views are valid until the next query or Dispose().</summary>
+    public sealed unsafe class TrocarResults : IDisposable
+    {
+        public readonly TrocarResultsHandle Handle;
+
+        public TrocarResults(TrocarContext context)
+        {
+            TrocarResultsHandle h;
+            Native.Check(Native.trocar_results_create(context.Handle, out h), "trocar_results_create");
+            Handle = h;
+        }
+
+        public void Dispose() { Handle.Dispose(); }
+
+        public uint QueryCount
+        {
+            get
+            {
+                uint n;
+                Native.Check(Native.trocar_results_query_count(Handle, out n), "trocar_results_query_count");
+                return n;
+            }
+        }
+
+        public bool IsPending
+        {
+            get
+            {
+                uint p;
+                Native.Check(Native.trocar_results_is_pending(Handle, out p), "trocar_results_is_pending");
+                return p != 0;
+            }
+        }
+
+        public TrocarHitView HitsView(uint queryIndex = 0)
+        {
+            TrocarHit* hits;
+            uint n;
+            Native.Check(Native.trocar_results_hits(Handle, queryIndex, out hits, out n), "trocar_results_hits");
+            return new TrocarHitView(hits, (int)n);
+        }
+
+#if !TROCAR_NO_SPAN
+        public ReadOnlySpan<TrocarHit> Hits(uint queryIndex = 0)
+        {
+            TrocarHit* hits;
+            uint n;
+            Native.Check(Native.trocar_results_hits(Handle, queryIndex, out hits, out n), "trocar_results_hits");
+            return n == 0 ? ReadOnlySpan<TrocarHit>.Empty : new ReadOnlySpan<TrocarHit>(hits, (int)n);
+        }
+
+        /// <summary>The feedback polygons' xyz triples, back to back (each hit's at FeedbackFirst).</summary>
+        public ReadOnlySpan<TrocarVec3> Feedback(uint queryIndex = 0)
+        {
+            float* xyz;
+            uint n;
+            Native.Check(Native.trocar_results_feedback(Handle, queryIndex, out xyz, out n), "trocar_results_feedback");
+            return n == 0 ? ReadOnlySpan<TrocarVec3>.Empty : new ReadOnlySpan<TrocarVec3>(xyz, (int)n);
+        }
+#endif
+    }
+}

@@ -1,0 +1,510 @@
+"""Tests of the ctypes binding on the SOFA liver (../shared/data/meshes/liver-smooth.obj beside the checkout).
+
+Run: python3 bindings/python/test_trocar.py   (plain unittest; TROCAR_LIBRARY may name the library)
+The liver directory is $TROCAR_SHARED or <repo>/../shared. With TROCAR_REFERENCE_OUT set, the poses and
+their hits are written there for the C# test (bindings/csharp/TrocarTest.cs) to compare against.
+"""
+
+import ctypes
+import importlib.util
+import math
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import trocar  # noqa: E402
+
+REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
+SHARED = os.environ.get("TROCAR_SHARED", os.path.join(REPO, "..", "shared"))
+LIVER = os.path.join(SHARED, "data", "meshes", "liver-smooth.obj")
+TOL = 1e-4  # cm: float library against the double reference below
+
+try:
+    import numpy as np
+except ImportError:
+    np = None
+
+
+# ---- reference geometry in double precision (independent of the library; Ericson, RTCD 5.1) ----------
+
+
+def sub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def add(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+def mul(a, s):
+    return (a[0] * s, a[1] * s, a[2] * s)
+
+
+def dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def norm(a):
+    return math.sqrt(dot(a, a))
+
+
+def clamp01(t):
+    return 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+
+
+def closest_on_segment(p, a, b):
+    ab = sub(b, a)
+    l2 = dot(ab, ab)
+    if l2 == 0.0:
+        return a
+    return add(a, mul(ab, clamp01(dot(sub(p, a), ab) / l2)))
+
+
+def degenerate(a, b, c):
+    n = cross(sub(b, a), sub(c, a))
+    s = max(dot(sub(b, a), sub(b, a)), dot(sub(c, a), sub(c, a)), dot(sub(c, b), sub(c, b)))
+    return dot(n, n) <= 1e-20 * s * s
+
+
+def closest_on_triangle(p, a, b, c):
+    if degenerate(a, b, c):
+        qs = [closest_on_segment(p, a, b), closest_on_segment(p, b, c), closest_on_segment(p, c, a)]
+        return min(qs, key=lambda q: norm(sub(p, q)))
+    ab, ac, ap = sub(b, a), sub(c, a), sub(p, a)
+    d1, d2 = dot(ab, ap), dot(ac, ap)
+    if d1 <= 0.0 and d2 <= 0.0:
+        return a
+    bp = sub(p, b)
+    d3, d4 = dot(ab, bp), dot(ac, bp)
+    if d3 >= 0.0 and d4 <= d3:
+        return b
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        return add(a, mul(ab, d1 / (d1 - d3)))
+    cp = sub(p, c)
+    d5, d6 = dot(ab, cp), dot(ac, cp)
+    if d6 >= 0.0 and d5 <= d6:
+        return c
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        return add(a, mul(ac, d2 / (d2 - d6)))
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
+        return add(b, mul(sub(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6))))
+    denom = 1.0 / (va + vb + vc)
+    return add(a, add(mul(ab, vb * denom), mul(ac, vc * denom)))
+
+
+def point_triangle_distance(p, a, b, c):
+    return norm(sub(p, closest_on_triangle(p, a, b, c)))
+
+
+def segment_segment_distance(p1, q1, p2, q2):
+    d1, d2, r = sub(q1, p1), sub(q2, p2), sub(p1, p2)
+    a, e, f = dot(d1, d1), dot(d2, d2), dot(d2, r)
+    s = t = 0.0
+    if a == 0.0 and e == 0.0:
+        pass
+    elif a == 0.0:
+        t = clamp01(f / e)
+    else:
+        c = dot(d1, r)
+        if e == 0.0:
+            s = clamp01(-c / a)
+        else:
+            b = dot(d1, d2)
+            denom = a * e - b * b
+            s = clamp01((b * f - c * e) / denom) if denom > 0.0 else 0.0
+            t = (b * s + f) / e
+            if t < 0.0:
+                t, s = 0.0, clamp01(-c / a)
+            elif t > 1.0:
+                t, s = 1.0, clamp01((b - c) / a)
+    return norm(sub(add(p1, mul(d1, s)), add(p2, mul(d2, t))))
+
+
+def segment_triangle_distance(p, q, a, b, c):
+    if not degenerate(a, b, c):
+        n = cross(sub(b, a), sub(c, a))
+        dp, dq = dot(n, sub(p, a)), dot(n, sub(q, a))
+        if (dp <= 0.0 and dq >= 0.0) or (dp >= 0.0 and dq <= 0.0):
+            t = 0.0 if dp == dq else dp / (dp - dq)
+            x = add(p, mul(sub(q, p), t))
+            if (
+                dot(n, cross(sub(b, a), sub(x, a))) >= 0.0
+                and dot(n, cross(sub(c, b), sub(x, b))) >= 0.0
+                and dot(n, cross(sub(a, c), sub(x, c))) >= 0.0
+            ):
+                return 0.0
+    best = min(point_triangle_distance(p, a, b, c), point_triangle_distance(q, a, b, c))
+    for e0, e1 in ((a, b), (b, c), (c, a)):
+        best = min(best, segment_segment_distance(p, q, e0, e1))
+    return best
+
+
+def triangle_triangle_distance(t, m):
+    best = math.inf
+    for k in range(3):
+        best = min(best, segment_triangle_distance(t[k], t[(k + 1) % 3], m[0], m[1], m[2]))
+        best = min(best, segment_triangle_distance(m[k], m[(k + 1) % 3], t[0], t[1], t[2]))
+    return best
+
+
+def f32(x):
+    return ctypes.c_float(x).value
+
+
+def f32v(v):
+    return tuple(f32(x) for x in v)
+
+
+# ---- the liver ------------------------------------------------------------------------------------------
+
+
+def load_obj(path):
+    """(flat xyz list, flat index list); polygons fanned into triangles, as examples_c/liver_steps.c does."""
+    pos, tri = [], []
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if not parts:
+                continue
+            if parts[0] == "v":
+                pos.extend(f32(float(x)) for x in parts[1:4])
+            elif parts[0] == "f":
+                nv = len(pos) // 3
+                idx = []
+                for tok in parts[1:]:
+                    v = int(tok.split("/")[0])
+                    idx.append(v + nv if v < 0 else v - 1)
+                for k in range(2, len(idx)):
+                    tri.extend((idx[0], idx[k - 1], idx[k]))
+    return pos, tri
+
+
+class Liver:
+    def __init__(self, path):
+        self.rest, self.tri = load_obj(path)
+        self.pos = list(self.rest)
+        self.nv, self.nt = len(self.pos) // 3, len(self.tri) // 3
+        vs = [tuple(self.rest[3 * i : 3 * i + 3]) for i in range(self.nv)]
+        self.lo = tuple(min(v[k] for v in vs) for k in range(3))
+        self.hi = tuple(max(v[k] for v in vs) for k in range(3))
+        c = [0.0, 0.0, 0.0]
+        for v in vs:  # summed in vertex order (the C# test sums the same way)
+            for k in range(3):
+                c[k] += v[k]
+        self.centroid = tuple(x / self.nv for x in c)
+
+    def breathed(self, k):
+        """Positions scaled by k about the centroid, rounded to float."""
+        c = self.centroid
+        return [f32(c[i % 3] + (self.rest[i] - c[i % 3]) * k) for i in range(len(self.rest))]
+
+    def corners(self, t):
+        p, i = self.pos, self.tri
+        return tuple(tuple(p[3 * i[3 * t + k] : 3 * i[3 * t + k] + 3]) for k in range(3))
+
+
+class Pose:
+    def __init__(self, label, entry, tip, radius, new_tip=None, volume=trocar.VOLUME_CAPSULE, scale=1.0):
+        self.label = label
+        self.entry, self.tip, self.radius = f32v(entry), f32v(tip), f32(radius)
+        self.new_tip = f32v(new_tip) if new_tip is not None else None
+        self.volume, self.scale = volume, scale
+
+    @property
+    def dynamic(self):
+        return self.new_tip is not None
+
+    def tool(self):
+        return trocar.Tool(self.entry, self.tip, self.radius)
+
+    def shape(self):
+        return (self.entry, self.tip, self.new_tip) if self.dynamic else (self.entry, self.tip)
+
+    def distance(self, tri):
+        if self.dynamic:
+            return triangle_triangle_distance(self.shape(), tri)
+        return segment_triangle_distance(self.entry, self.tip, *tri)
+
+    def candidates(self, liver):
+        """Triangles whose bounding box comes within radius of the tool's bounding box (the rest are farther)."""
+        pts = self.shape()
+        lo = [min(p[k] for p in pts) - self.radius - 1e-3 for k in range(3)]
+        hi = [max(p[k] for p in pts) + self.radius + 1e-3 for k in range(3)]
+        out = []
+        for t in range(liver.nt):
+            c = liver.corners(t)
+            if all(min(v[k] for v in c) <= hi[k] and max(v[k] for v in c) >= lo[k] for k in range(3)):
+                out.append(t)
+        return out
+
+
+def liver_poses(liver):
+    cx, cy, cz = liver.centroid
+    mid = 0.5 * (liver.lo[1] + liver.hi[1])
+    entry = (cx, liver.hi[1] + 8.0, cz)
+    return [
+        Pose("static capsule into the centroid", entry, (cx, cy, cz), 0.25),
+        Pose("static wide capsule", entry, (cx + 1.0, mid, cz + 0.5), 0.6),
+        Pose("dynamic capsule swing", entry, (cx - 6.0, mid, cz), 0.25, new_tip=(cx + 6.0, mid, cz)),
+        Pose("dynamic capsule poke", entry, (cx, liver.hi[1] + 1.0, cz), 0.25, new_tip=(cx + 0.3, cy, cz)),
+        Pose("static frustum", entry, (cx, cy, cz), 0.25, volume=trocar.VOLUME_FRUSTUM),
+        Pose("static capsule, liver breathed in", entry, (cx, cy, cz), 0.25, scale=1.01),
+        Pose("dynamic capsule swing, liver breathed in", entry, (cx - 6.0, mid, cz), 0.25,
+             new_tip=(cx + 6.0, mid, cz), scale=1.01),
+    ]
+
+
+def run_pose(ctx, mesh, res, pose):
+    if pose.dynamic:
+        ctx.query_dynamic(mesh, pose.tool(), pose.new_tip, res, volume=pose.volume)
+    else:
+        ctx.query_static(mesh, pose.tool(), res, volume=pose.volume)
+    return res.hits()
+
+
+@unittest.skipUnless(os.path.exists(LIVER), "liver mesh not found at " + LIVER)
+class LiverTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.liver = Liver(LIVER)
+        cls.ctx = trocar.Context(backend=trocar.BACKEND_CPU)
+        cls.mesh = cls.ctx.mesh_create(cls.liver.rest, cls.liver.tri)
+        cls.res = cls.ctx.results()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.res.close()
+        cls.ctx.close()
+
+    def set_scale(self, k):
+        self.liver.pos = self.liver.breathed(k) if k != 1.0 else list(self.liver.rest)
+        self.ctx.mesh_update_positions(self.mesh, self.liver.pos)
+
+    def test_mesh_counts_and_read_back(self):
+        self.assertEqual((self.liver.nv, self.liver.nt), (2194, 4384))
+        self.set_scale(1.0)
+        self.assertEqual(self.ctx.mesh_counts(self.mesh), (2194, 4384))
+        self.assertEqual(self.ctx.mesh_read_positions(self.mesh), self.liver.rest)
+        self.assertEqual(self.ctx.backend, trocar.BACKEND_CPU)
+        self.assertTrue(self.ctx.device_name)
+
+    def check_pose(self, pose, hits):
+        liver = self.liver
+        where = pose.label
+        tris = [h.triangle for h in hits]
+        self.assertEqual(tris, sorted(set(tris)), where + ": hits not sorted/unique")
+        cand = set(pose.candidates(liver))
+        for h in hits:
+            self.assertIn(h.triangle, cand, "%s: tri %d hit but far from the tool" % (where, h.triangle))
+            tri = liver.corners(h.triangle)
+            ref = pose.distance(tri)
+            self.assertAlmostEqual(h.distance, ref, delta=TOL, msg="%s tri %d distance" % (where, h.triangle))
+            if pose.volume == trocar.VOLUME_CAPSULE:
+                self.assertLessEqual(h.distance, pose.radius + TOL, "%s tri %d" % (where, h.triangle))
+            self.assertLessEqual(point_triangle_distance(h.point_on_mesh, *tri), TOL * 10)
+            self.assertAlmostEqual(norm(sub(h.point_on_mesh, h.point_on_tool)), h.distance, delta=TOL * 10)
+            self.assertAlmostEqual(norm(h.normal), 1.0, delta=1e-3)
+            if pose.dynamic:
+                self.assertTrue(0.0 <= h.time_of_impact <= 1.0)
+            else:
+                self.assertEqual(h.time_of_impact, 0.0)
+        if pose.volume == trocar.VOLUME_CAPSULE:
+            got = set(tris)
+            missing = [t for t in cand if t not in got and pose.distance(liver.corners(t)) < pose.radius - TOL]
+            self.assertEqual(missing, [], "%s: triangles within radius - 1e-4 not hit" % where)
+
+    def test_poses_against_brute_force(self):
+        reference = []
+        for pose in liver_poses(self.liver):
+            with self.subTest(pose=pose.label):
+                self.set_scale(pose.scale)
+                hits = run_pose(self.ctx, self.mesh, self.res, pose)
+                self.assertGreater(len(hits), 0, pose.label + ": no hits")
+                self.check_pose(pose, hits)
+                reference.append((pose, hits))
+        self.set_scale(1.0)
+        out = os.environ.get("TROCAR_REFERENCE_OUT")
+        if out:
+            write_reference(out, self.liver, reference)
+
+    def test_far_tool_hits_nothing(self):
+        self.set_scale(1.0)
+        cx, cy, cz = self.liver.centroid
+        far = Pose("far", (cx + 30, self.liver.hi[1] + 8, cz), (cx + 30, cy, cz), 0.25)
+        self.assertEqual(run_pose(self.ctx, self.mesh, self.res, far), [])
+        self.assertEqual(len(self.res.hits_view()), 0)
+        self.assertEqual(self.res.feedback(), [])
+
+    def test_batch_and_submit_match_single_queries(self):
+        self.set_scale(1.0)
+        poses = [p for p in liver_poses(self.liver) if p.scale == 1.0]
+        singles = [run_pose(self.ctx, self.mesh, self.res, p) for p in poses]
+        queries = [trocar.Context.make_query(self.mesh, p.tool(), p.new_tip, p.volume) for p in poses]
+        with self.ctx.results() as batch:
+            self.ctx.query_batch(queries, batch)
+            self.assertEqual(batch.query_count, len(poses))
+            for i, want in enumerate(singles):
+                self.assertEqual(batch.hits(i), want)
+            self.ctx.query_submit(queries, batch)
+            self.ctx.wait(batch)
+            self.assertFalse(batch.pending)
+            for i, want in enumerate(singles):
+                self.assertEqual(batch.hits(i), want)
+
+    def test_feedback_view(self):
+        self.set_scale(1.0)
+        pose = liver_poses(self.liver)[0]
+        hits = run_pose(self.ctx, self.mesh, self.res, pose)
+        fb = self.res.feedback()
+        for h in hits:
+            self.assertLessEqual(h.feedback_first + h.feedback_count, len(fb))
+            tri = self.liver.corners(h.triangle)
+            for v in fb[h.feedback_first : h.feedback_first + h.feedback_count]:
+                self.assertLessEqual(point_triangle_distance(v, *tri), 1e-3)
+
+    def test_errors(self):
+        self.set_scale(1.0)
+        cx, cy, cz = self.liver.centroid
+        entry = (cx, self.liver.hi[1] + 8.0, cz)
+        for radius in (0.0, -1.0, float("nan")):
+            with self.assertRaises(trocar.TrocarError) as cm:
+                self.ctx.query_static(self.mesh, trocar.Tool(entry, (cx, cy, cz), radius), self.res)
+            self.assertEqual(cm.exception.status, trocar.ERROR_INVALID_ARGUMENT)
+            self.assertEqual(cm.exception.status_name, "TROCAR_ERROR_INVALID_ARGUMENT")
+            self.assertTrue(cm.exception.message)
+            self.assertEqual(cm.exception.message, trocar.last_error_message())
+        with self.assertRaises(trocar.TrocarError) as cm:  # entry == tip
+            self.ctx.query_static(self.mesh, trocar.Tool(entry, entry, 0.25), self.res)
+        self.assertEqual(cm.exception.status, trocar.ERROR_INVALID_ARGUMENT)
+        with self.assertRaises(trocar.TrocarError) as cm:  # unknown volume
+            self.ctx.query_static(self.mesh, trocar.Tool(entry, (cx, cy, cz), 0.25), self.res, volume=7)
+        self.assertEqual(cm.exception.status, trocar.ERROR_INVALID_ARGUMENT)
+        with self.assertRaises(trocar.TrocarError) as cm:  # past the last vertex: all or nothing
+            self.ctx.mesh_update_positions(self.mesh, [0.0, 0.0, 0.0], first_vertex=self.liver.nv)
+        self.assertEqual(cm.exception.status, trocar.ERROR_OUT_OF_RANGE)
+        self.assertEqual(self.ctx.mesh_read_positions(self.mesh), self.liver.rest)
+        with self.assertRaises(ValueError):  # not whole triples: refused before the call
+            self.ctx.mesh_update_positions(self.mesh, [0.0, 0.0])
+
+    def test_stale_mesh_and_closed_objects(self):
+        with trocar.Context(backend=trocar.BACKEND_CPU) as ctx:
+            m = ctx.mesh_create([(0, 0, 0), (1, 0, 0), (0, 1, 0)], [(0, 1, 2)])
+            self.assertEqual(ctx.mesh_counts(m), (3, 1))
+            ctx.mesh_destroy(m)
+            with self.assertRaises(trocar.TrocarError) as cm:
+                ctx.mesh_counts(m)
+            self.assertEqual(cm.exception.status, trocar.ERROR_STALE_HANDLE)
+            res = ctx.results()
+        self.assertIsNone(ctx._handle)
+        with self.assertRaises(ValueError):
+            ctx.mesh_counts(m)
+        res.close()
+        res.close()  # idempotent
+        with self.assertRaises(ValueError):
+            res.hits()
+
+    @unittest.skipUnless(np is not None, "numpy not installed")
+    def test_numpy_inputs_without_copies(self):
+        pos = np.asarray(self.liver.rest, dtype=np.float32).reshape(-1, 3)
+        idx = np.asarray(self.liver.tri, dtype=np.uint32).reshape(-1, 3)
+        with trocar.Context(backend=trocar.BACKEND_CPU) as ctx, ctx.results() as res:
+            m = ctx.mesh_create(pos, idx)
+            out = np.zeros_like(pos)
+            self.assertIs(ctx.mesh_read_positions(m, out=out), out)
+            self.assertTrue(np.array_equal(out, pos))
+            pose = liver_poses(self.liver)[0]
+            ctx.query_static(m, pose.tool(), res)
+            arr = res.hits_array()
+            self.assertEqual([int(t) for t in arr["triangle"]], [h.triangle for h in res.hits()])
+            view = res.hits_view()
+            self.assertEqual(arr.ctypes.data, ctypes.addressof(view))  # a view, not a copy
+            with self.assertRaises(TypeError):
+                ctx.mesh_create(pos.astype(np.float64), idx)
+
+
+class VersionTest(unittest.TestCase):
+    def load_copy(self, replace=None, env=None):
+        """Imports a fresh copy of trocar.py (optionally with its source edited / the environment changed)."""
+        with open(trocar.__file__) as f:
+            src = f.read()
+        if replace:
+            self.assertIn(replace[0], src)
+            src = src.replace(replace[0], replace[1])
+        spec = importlib.util.spec_from_loader("trocar_copy", loader=None)
+        mod = importlib.util.module_from_spec(spec)
+        mod.__file__ = trocar.__file__
+        saved = dict(os.environ)
+        try:
+            os.environ.update(env or {})
+            exec(compile(src, trocar.__file__, "exec"), mod.__dict__)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        return mod
+
+    def test_library_matches_header(self):
+        with open(os.path.join(REPO, "include", "trocar.h")) as f:
+            header = f.read()
+        for name, value in (("MAJOR", trocar.VERSION_MAJOR), ("MINOR", trocar.VERSION_MINOR),
+                            ("PATCH", trocar.VERSION_PATCH)):
+            self.assertIn("#define TROCAR_VERSION_%s %d\n" % (name, value), header)
+        self.assertEqual(trocar.version()[:2], (trocar.VERSION_MAJOR, trocar.VERSION_MINOR))
+
+    def test_mismatch_raises_on_import(self):
+        # The copy defines its own TrocarVersionError class: match it by name (it is an ImportError).
+        with self.assertRaises(ImportError) as cm:
+            self.load_copy(replace=("VERSION_MINOR = %d" % trocar.VERSION_MINOR, "VERSION_MINOR = 99"))
+        self.assertEqual(type(cm.exception).__name__, "TrocarVersionError")
+        self.assertIn("0.99.0", str(cm.exception))
+        with self.assertRaises(ImportError):
+            self.load_copy(replace=("VERSION_MAJOR = 0", "VERSION_MAJOR = 1"))
+        self.load_copy(replace=("VERSION_PATCH = 0", "VERSION_PATCH = 7"))  # patch differences are fine
+
+    def test_check_version_rules(self):
+        trocar.check_version(0x000107, expected=(0, 1, 0))
+        trocar.check_version(0x010500, expected=(1, 2, 0))
+        for found, expected in ((0x000200, (0, 1, 0)), (0x010000, (0, 1, 0)), (0x020000, (1, 0, 0))):
+            with self.assertRaises(trocar.TrocarVersionError):
+                trocar.check_version(found, expected=expected)
+
+    def test_bad_library_path(self):
+        with self.assertRaises(ImportError) as cm:
+            self.load_copy(env={"TROCAR_LIBRARY": "/nonexistent/libtrocar.so"})
+        self.assertIn("/nonexistent/libtrocar.so", str(cm.exception))
+
+
+def write_reference(path, liver, reference):
+    """Poses and their hits, for the C# test: floats as %.9g (exact for float32), centroid as %.17g."""
+    with open(path, "w") as f:
+        f.write("centroid %.17g %.17g %.17g\n" % liver.centroid)
+        for pose, hits in reference:
+            nt = pose.new_tip or (0.0, 0.0, 0.0)
+            f.write(
+                "pose %d %d %.17g %s %s %s %.9g %s\n"
+                % (
+                    1 if pose.dynamic else 0,
+                    pose.volume,
+                    pose.scale,
+                    " ".join("%.9g" % x for x in pose.entry),
+                    " ".join("%.9g" % x for x in pose.tip),
+                    " ".join("%.9g" % x for x in nt),
+                    pose.radius,
+                    pose.label.replace(" ", "_"),
+                )
+            )
+            for h in hits:
+                f.write("hit %d %.9g %.9g\n" % (h.triangle, h.distance, h.time_of_impact))
+        f.write("end\n")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
