@@ -17,8 +17,8 @@
 mod common;
 
 use common::{
-    Pose, Wave, format_count, format_time, machine, median_p90, quick_mode, subdivide,
-    surface_poses,
+    AMPLITUDE, DEPTH, ENTRY_DISTANCE, MOTION, Pose, RADIUS, Wave, format_count, format_time,
+    machine, median_p90, quick_mode, seconds, subdivide, surface_poses, tool_of,
 };
 use glam::Vec3;
 use parry3d::bounding_volume::Aabb;
@@ -31,18 +31,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 use trocar::backend::cpu::PARALLEL_MIN_TRIANGLES;
 use trocar::geometry::closest::{segment_triangle, triangle_triangle};
-use trocar::{BackendKind, Context, ContextDef, MeshId, Results, Tool, VolumeKind};
+use trocar::{BackendKind, Context, ContextDef, MeshId, Results, VolumeKind};
 
-/// Tool radius (cm): a 5 mm instrument.
-const RADIUS: f32 = 0.25;
-/// Entry point distance from the surface (cm).
-const ENTRY_DISTANCE: f32 = 8.0;
-/// Tip depth below the surface (cm).
-const DEPTH: f32 = 0.5;
-/// Tip motion over one step of a dynamic query (cm).
-const MOTION: f32 = 0.4;
-/// Amplitude of the deformation (cm).
-const AMPLITUDE: f32 = 0.05;
 /// Distinct poses cycled through; every row runs whole cycles, so all rows see the same poses.
 const POSES: usize = 16;
 
@@ -114,10 +104,6 @@ fn measure(budget: Budget, mut step: impl FnMut(usize) -> Step) -> (Vec<f64>, Ve
     }
     let mean_hits = hits as f64 / query.len() as f64;
     (query, total, mean_hits)
-}
-
-fn seconds(from: Instant, to: Instant) -> f64 {
-    (to - from).as_secs_f64()
 }
 
 fn point(v: Vec3) -> Point<Real> {
@@ -287,15 +273,6 @@ fn triangle_aabb(vertices: &[Point<Real>], t: [u32; 3]) -> Aabb {
 fn to_points(positions: &[[f32; 3]], out: &mut Vec<Point<Real>>) {
     out.clear();
     out.extend(positions.iter().map(|p| Point::new(p[0], p[1], p[2])));
-}
-
-fn tool_of(pose: &Pose) -> Tool {
-    Tool {
-        entry: pose.entry,
-        tip: pose.tip,
-        radius: RADIUS,
-        up: Vec3::Z,
-    }
 }
 
 fn cpu_context(threads: u32) -> Context {

@@ -30,26 +30,14 @@
 mod common;
 
 use common::{
-    Pose, Wave, format_count, format_time, machine, median_p90, quick_mode, subdivide,
-    surface_poses,
+    AMPLITUDE, DEPTH, ENTRY_DISTANCE, MOTION, Pose, RADIUS, Wave, format_count, format_time,
+    machine, median_p90, quick_mode, seconds, subdivide, surface_poses, tool_of,
 };
 use glam::Vec3;
 use std::time::{Duration, Instant};
 use trocar::geometry::closest::{segment_triangle, triangle_triangle};
-use trocar::{
-    BackendKind, Context, ContextDef, ErrorKind, MeshId, Query, Results, Tool, VolumeKind,
-};
+use trocar::{BackendKind, Context, ContextDef, ErrorKind, MeshId, Query, Results, VolumeKind};
 
-/// Tool radius (cm): a 5 mm instrument.
-const RADIUS: f32 = 0.25;
-/// Entry point distance from the surface (cm).
-const ENTRY_DISTANCE: f32 = 8.0;
-/// Tip depth below the surface (cm).
-const DEPTH: f32 = 0.5;
-/// Tip motion over one step of a dynamic query (cm).
-const MOTION: f32 = 0.4;
-/// Amplitude of the deformation (cm).
-const AMPLITUDE: f32 = 0.05;
 /// Distinct poses: the largest batch uses each once.
 const POSES: usize = 64;
 /// Batch sizes of rows (c).
@@ -168,19 +156,6 @@ fn measure(
     let mean_hits = hits as f64 / (times.len() * queries) as f64;
     let parts = (!parts.is_empty()).then(|| Stat::of(parts, mean_hits));
     (Stat::of(times, mean_hits), parts)
-}
-
-fn seconds(from: Instant, to: Instant) -> f64 {
-    (to - from).as_secs_f64()
-}
-
-fn tool_of(pose: &Pose) -> Tool {
-    Tool {
-        entry: pose.entry,
-        tip: pose.tip,
-        radius: RADIUS,
-        up: Vec3::Z,
-    }
 }
 
 fn query_of(mesh: MeshId, pose: &Pose, dynamic: bool) -> Query {

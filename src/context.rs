@@ -86,6 +86,14 @@ impl Context {
         self.backend().lose_device();
     }
 
+    /// Passes a backend's error on, first falling back to the CPU if it lost its device.
+    fn backend_failed(&self, backend: &Arc<dyn Backend>, e: Error) -> Error {
+        if e.kind == ErrorKind::DeviceLost {
+            self.fall_back_to_cpu(backend);
+        }
+        e
+    }
+
     /// After `failed` lost its device: carry on with a CPU backend (once, whichever thread noticed first).
     fn fall_back_to_cpu(&self, failed: &Arc<dyn Backend>) {
         let mut current = self.backend.write();
@@ -218,12 +226,7 @@ impl Context {
                 results.pending = Some(backend);
                 Ok(())
             }
-            Err(e) => {
-                if e.kind == ErrorKind::DeviceLost {
-                    self.fall_back_to_cpu(&backend);
-                }
-                Err(e)
-            }
+            Err(e) => Err(self.backend_failed(&backend, e)),
         }
     }
 
@@ -259,12 +262,7 @@ impl Context {
                 results.len = n;
                 Ok(())
             }
-            Err(e) => {
-                if e.kind == ErrorKind::DeviceLost {
-                    self.fall_back_to_cpu(&backend);
-                }
-                Err(e)
-            }
+            Err(e) => Err(self.backend_failed(&backend, e)),
         }
     }
 

@@ -293,3 +293,29 @@ pub fn machine() -> String {
         "{model}, {logical} logical cores in /proc/cpuinfo, {available} available to this process"
     )
 }
+
+/// Tool radius (cm): a 5 mm instrument.
+pub const RADIUS: f32 = 0.25;
+/// Entry point distance from the surface (cm).
+pub const ENTRY_DISTANCE: f32 = 8.0;
+/// Tip depth below the surface (cm).
+pub const DEPTH: f32 = 0.5;
+/// Tip motion over one step of a dynamic query (cm).
+pub const MOTION: f32 = 0.4;
+/// Amplitude of the deformation (cm).
+pub const AMPLITUDE: f32 = 0.05;
+
+/// The tool of a pose: radius [`RADIUS`], frustum rolled so its y axis leans to world z.
+pub fn tool_of(pose: &Pose) -> trocar::Tool {
+    trocar::Tool {
+        entry: pose.entry,
+        tip: pose.tip,
+        radius: RADIUS,
+        up: Vec3::Z,
+    }
+}
+
+/// Seconds from `from` to `to`.
+pub fn seconds(from: std::time::Instant, to: std::time::Instant) -> f64 {
+    (to - from).as_secs_f64()
+}

@@ -373,17 +373,11 @@ def _triples(count, what):
 # ---- objects ---------------------------------------------------------------------------------------------
 
 
-class Context:
-    """A TrocarContext. A context manager; close() destroys it (and its meshes)."""
+class _Handle:
+    """An owned C handle: a context manager; close() (or garbage collection) destroys it once."""
 
-    def __init__(self, backend=BACKEND_AUTO, cpu_threads=0, allow_software_gpu=False):
-        d = _lib.trocar_default_context_def()
-        d.backend = backend
-        d.cpu_threads = cpu_threads
-        d.allow_software_gpu = 1 if allow_software_gpu else 0
-        handle = ctypes.c_void_p()
-        _check(_lib.trocar_context_create(ctypes.byref(d), ctypes.byref(handle)), "trocar_context_create")
-        self._handle = handle
+    _destroy = None
+    _what = None
 
     def __enter__(self):
         return self
@@ -397,13 +391,29 @@ class Context:
     def close(self):
         h = getattr(self, "_handle", None)
         if h is not None and h.value:
-            _lib.trocar_context_destroy(h)
+            getattr(_lib, self._destroy)(h)
         self._handle = None
 
     def _h(self):
         if self._handle is None:
-            raise ValueError("trocar: the context is closed")
+            raise ValueError("trocar: %s is closed" % self._what)
         return self._handle
+
+
+class Context(_Handle):
+    """A TrocarContext. A context manager; close() destroys it (and its meshes)."""
+
+    def __init__(self, backend=BACKEND_AUTO, cpu_threads=0, allow_software_gpu=False):
+        d = _lib.trocar_default_context_def()
+        d.backend = backend
+        d.cpu_threads = cpu_threads
+        d.allow_software_gpu = 1 if allow_software_gpu else 0
+        handle = ctypes.c_void_p()
+        _check(_lib.trocar_context_create(ctypes.byref(d), ctypes.byref(handle)), "trocar_context_create")
+        self._handle = handle
+
+    _destroy = "trocar_context_destroy"
+    _what = "the context"
 
     @property
     def backend(self):
@@ -517,7 +527,7 @@ class Context:
         return results
 
 
-class Results:
+class Results(_Handle):
     """A TrocarResults. A context manager; close() destroys it. Views (hits_view, feedback_view) are valid
     only until the next query into this object or its close; hits() and feedback() return copies."""
 
@@ -526,25 +536,8 @@ class Results:
         _check(_lib.trocar_results_create(context._h(), ctypes.byref(handle)), "trocar_results_create")
         self._handle = handle
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
-
-    def close(self):
-        h = getattr(self, "_handle", None)
-        if h is not None and h.value:
-            _lib.trocar_results_destroy(h)
-        self._handle = None
-
-    def _h(self):
-        if self._handle is None:
-            raise ValueError("trocar: the results object is closed")
-        return self._handle
+    _destroy = "trocar_results_destroy"
+    _what = "the results object"
 
     @property
     def query_count(self):

@@ -66,6 +66,27 @@ impl Grown {
     }
 }
 
+/// Asks for `buffer[..len]` to be mapped for reading; the returned cell is filled when the map completes.
+fn map_for_reading(buffer: &wgpu::Buffer, len: u64) -> Arc<Mutex<Option<MapResult>>> {
+    let mapped = Arc::new(Mutex::new(None));
+    let done = mapped.clone();
+    buffer
+        .slice(..len)
+        .map_async(wgpu::MapMode::Read, move |r| *done.lock() = Some(r));
+    mapped
+}
+
+/// The mapped bytes `range` of a read-back buffer.
+fn mapped_view(buffer: &wgpu::Buffer, range: std::ops::RangeTo<u64>) -> Result<wgpu::BufferView> {
+    buffer
+        .slice(range)
+        .get_mapped_range()
+        .map_err(|e| lost(format!("could not read the GPU's results: {e}")))
+}
+
+/// What a read-back map ends with.
+type MapResult = std::result::Result<(), wgpu::BufferAsyncError>;
+
 /// One dispatch pair: a mesh and a run of the batch's queries on it.
 #[derive(Clone, Copy, Debug)]
 struct Dispatch {
@@ -82,7 +103,7 @@ type BindKey = (wgpu::Buffer, wgpu::Buffer, u64);
 struct InFlight {
     submission: wgpu::SubmissionIndex,
     /// Set by the map callback.
-    mapped: Arc<Mutex<Option<std::result::Result<(), wgpu::BufferAsyncError>>>>,
+    mapped: Arc<Mutex<Option<MapResult>>>,
     /// Hit records and feedback vertices copied into the read-back buffer behind the counters.
     read_hits: u32,
     read_feedback: u32,
@@ -452,11 +473,7 @@ impl GpuScratch {
         }
         let submission = gpu.queue.submit([encoder.finish()]);
         drop(guards);
-        let mapped = Arc::new(Mutex::new(None));
-        let done = mapped.clone();
-        readback
-            .slice(..readback_len)
-            .map_async(wgpu::MapMode::Read, move |r| *done.lock() = Some(r));
+        let mapped = map_for_reading(readback, readback_len);
         self.in_flight = Some(InFlight {
             submission,
             mapped,
@@ -518,10 +535,7 @@ impl GpuScratch {
             };
             self.finish(&f)?;
             let readback = self.readback.get();
-            let view = readback
-                .slice(..f.counters_size)
-                .get_mapped_range()
-                .map_err(|e| lost(format!("could not read the GPU's results: {e}")))?;
+            let view = mapped_view(readback, ..f.counters_size)?;
             let counter = |i: usize| bytemuck::pod_read_unaligned::<u32>(&view[4 * i..4 * i + 4]);
             let (hits, feedback) = (counter(0), counter(1));
             let candidates = (0..self.dispatches.len())
@@ -582,10 +596,7 @@ impl GpuScratch {
         let feedback_at = f.counters_size + u64::from(f.read_hits) * HIT_SIZE;
         let mapped_len = feedback_at + u64::from(f.read_feedback) * FEEDBACK_VERTEX_SIZE;
         {
-            let view = readback
-                .slice(..mapped_len)
-                .get_mapped_range()
-                .map_err(|e| lost(format!("could not read the GPU's results: {e}")))?;
+            let view = mapped_view(readback, ..mapped_len)?;
             let h = &view[hits_at as usize..][..got_hits as usize * HIT_SIZE as usize];
             let v = &view[feedback_at as usize..][..got_feedback as usize * 12];
             self.records.clear();
@@ -632,12 +643,8 @@ impl GpuScratch {
             );
         }
         let submission = gpu.queue.submit([encoder.finish()]);
-        let mapped = Arc::new(Mutex::new(None));
-        let done = mapped.clone();
         let len = (rest_hits + rest_feedback).max(4);
-        readback
-            .slice(..len)
-            .map_async(wgpu::MapMode::Read, move |r| *done.lock() = Some(r));
+        let mapped = map_for_reading(readback, len);
         self.finish(&InFlight {
             submission,
             mapped,
@@ -646,10 +653,7 @@ impl GpuScratch {
             counters_size: 0,
         })?;
         {
-            let view = readback
-                .slice(..len)
-                .get_mapped_range()
-                .map_err(|e| lost(format!("could not read the GPU's results: {e}")))?;
+            let view = mapped_view(readback, ..len)?;
             self.records.extend(
                 view[..rest_hits as usize]
                     .chunks_exact(HIT_SIZE as usize)
