@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Tests the Python (ctypes) and C# (P/Invoke, under Mono) bindings against the built library.
-# Builds nothing Rust: expects target/release/libtrocar.so (cargo build --release --lib), and the liver mesh at
+# Builds nothing Rust: expects target/release/libtrocar.so (cargo build --release --lib), the C examples built
+# in $TROCAR_EXAMPLES_DIR (default target/examples_c; see examples_c/CMakeLists.txt), and the liver mesh at
 # $TROCAR_SHARED/data/meshes/liver-smooth.obj (default ../shared beside the checkout). Needs python3 (numpy
 # optional) and Mono's mcs and mono (Debian: mono-mcs, mono-runtime). Exits non-zero on any failure.
 #
-# The Python test checks the liver poses against a double-precision brute-force reference and writes the poses
-# and their hits to target/bindings/reference.txt; the C# test runs the same poses and must get the same hits.
+# The C example liver_steps checks its 60 steps against double-precision reference geometry and records every
+# position update and query with its hits (target/bindings/liver_steps.record); the Python and C# tests replay
+# that record through their binding and must get the same hits. The Python test also checks its own poses
+# against a brute-force reference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 lib=target/release/libtrocar.so
 shared="${TROCAR_SHARED:-../shared}"
+examples="${TROCAR_EXAMPLES_DIR:-target/examples_c}"
 out=target/bindings
 if [ ! -f "$lib" ]; then
     echo "error: $lib not found: run cargo build --release --lib first" >&2
@@ -20,21 +24,29 @@ if [ ! -f "$shared/data/meshes/liver-smooth.obj" ]; then
     echo "error: $shared/data/meshes/liver-smooth.obj not found (set TROCAR_SHARED or put ../shared beside the checkout)" >&2
     exit 1
 fi
+if [ ! -x "$examples/liver_steps" ]; then
+    echo "error: $examples/liver_steps not found: build the C examples first (cmake -S examples_c -B $examples && cmake --build $examples)" >&2
+    exit 1
+fi
 for cmd in python3 mcs mono; do
     command -v "$cmd" >/dev/null || { echo "error: $cmd not found (Debian: apt-get install mono-mcs mono-runtime)" >&2; exit 1; }
 done
 mkdir -p "$out/csharp"
-rm -f "$out/reference.txt"
+record="$out/liver_steps.record"
+rm -f "$record"
+
+echo "--- bindings: the C example's record"
+"$examples/liver_steps" "$shared" cpu "$record" >"$out/liver_steps.log" ||
+    { tail -n 20 "$out/liver_steps.log"; echo "error: liver_steps failed (log: $out/liver_steps.log)" >&2; exit 1; }
+tail -n 1 "$out/liver_steps.log"
 
 echo "--- bindings: Python (ctypes)"
-TROCAR_LIBRARY="$PWD/$lib" TROCAR_SHARED="$shared" TROCAR_REFERENCE_OUT="$out/reference.txt" \
-    python3 bindings/python/test_trocar.py
-[ -s "$out/reference.txt" ] || { echo "error: the Python test wrote no reference hits for the C# test" >&2; exit 1; }
+TROCAR_LIBRARY="$PWD/$lib" TROCAR_SHARED="$shared" TROCAR_C_RECORD="$record" python3 bindings/python/test_trocar.py
 
 echo "--- bindings: C# (P/Invoke under Mono)"
 mcs -unsafe -warnaserror -out:"$out/csharp/TrocarTest.exe" bindings/csharp/Trocar.cs bindings/csharp/TrocarTest.cs
 # [DllImport("trocar")]: Mono finds libtrocar.so through LD_LIBRARY_PATH.
 LD_LIBRARY_PATH="$PWD/target/release${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    mono --debug "$out/csharp/TrocarTest.exe" "$shared" "$out/reference.txt"
+    mono --debug "$out/csharp/TrocarTest.exe" "$shared" "$record"
 
 echo "--- bindings: all passed"

@@ -4,8 +4,11 @@
  * Each step also submits its queries asynchronously (trocar_query_submit) and collects them at the next step,
  * after the liver has moved (trocar_results_wait): the answers must be those of the mesh at submission.
  *
- * Usage: liver_steps <shared-dir> [cpu|gpu]   (reads <shared-dir>/data/meshes/liver-smooth.obj; default cpu;
- *        gpu allows a software adapter such as Mesa's lavapipe)
+ * Usage: liver_steps <shared-dir> [cpu|gpu] [reference-out]
+ *        reads <shared-dir>/data/meshes/liver-smooth.obj; default cpu; gpu allows a software adapter such as Mesa's
+ *        lavapipe. With reference-out, every position update and every single query of the 60 steps, with the
+ *        hits it got (checked here against the double-precision reference), are written there as text: the
+ *        bindings' tests replay them and must get the same hits (bindings/run-tests.sh).
  * Exit status: 0 all checks passed, 1 a check failed, 77 skipped (ctest SKIP_RETURN_CODE): the mesh file is
  * missing, or gpu was asked for and no adapter exists, unless the environment variable CI is "true" (then 1).
  */
@@ -28,6 +31,8 @@
 /* ---- checks ------------------------------------------------------------------------------------------- */
 
 static unsigned long g_checks, g_failures;
+/* Where the replayable record of the steps goes (NULL: nowhere). */
+static FILE *g_reference;
 
 static int check(int ok, const char *fmt, ...) {
     g_checks++;
@@ -402,6 +407,30 @@ static void fill_query(TrocarQuery *q, TrocarMeshId mesh, const Desc *d) {
     q->volume = d->volume;
 }
 
+/* Writes the query and its hits to the reference record, if one is being written. Floats with 9 significant digits
+ * read back to the same float; the label with '_' for ' ' stays one word. Format:
+ *   pose <dynamic> <volume> <entry xyz> <tip xyz> <new_tip xyz> <radius> <label>
+ *   hit <triangle> <distance> <time_of_impact>        (one per hit, sorted by triangle) */
+static void record_query(const Desc *d, const TrocarResults *res) {
+    const TrocarHit *hits = NULL;
+    uint32_t n = 0, i;
+    const char *c;
+    TrocarTool t;
+    float nt[3];
+    if (!g_reference || trocar_results_hits(res, 0, &hits, &n) != TROCAR_OK) return;
+    t = make_tool(d->entry, d->tip, d->radius);
+    nt[0] = (float)d->new_tip.x;
+    nt[1] = (float)d->new_tip.y;
+    nt[2] = (float)d->new_tip.z;
+    fprintf(g_reference, "pose %d %u %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g %.9g ", d->dynamic,
+            (unsigned)d->volume, t.entry[0], t.entry[1], t.entry[2], t.tip[0], t.tip[1], t.tip[2], nt[0], nt[1], nt[2],
+            t.radius);
+    for (c = d->label; *c; c++) fputc(*c == ' ' ? '_' : *c, g_reference);
+    fprintf(g_reference, "_step_%d\n", d->step);
+    for (i = 0; i < n; i++)
+        fprintf(g_reference, "hit %u %.9g %.9g\n", hits[i].triangle, hits[i].distance, hits[i].time_of_impact);
+}
+
 /* Runs one query through trocar_query_static / trocar_query_dynamic. */
 static int run_single(const TrocarContext *ctx, TrocarMeshId mesh, const Desc *d, TrocarResults *res) {
     TrocarTool tool = make_tool(d->entry, d->tip, d->radius);
@@ -415,7 +444,9 @@ static int run_single(const TrocarContext *ctx, TrocarMeshId mesh, const Desc *d
                    : trocar_query_static(ctx, mesh, &tool, d->volume, res);
     if (!ok(s, d->label)) return 0;
     if (!ok(trocar_results_query_count(res, &count), "trocar_results_query_count")) return 0;
-    return check(count == 1, "%s step %d: query count %u, expected 1", d->label, d->step, count);
+    if (!check(count == 1, "%s step %d: query count %u, expected 1", d->label, d->step, count)) return 0;
+    record_query(d, res);
+    return 1;
 }
 
 static double tool_distance(const Desc *d, const V3 tri[3], double *s) {
@@ -617,6 +648,9 @@ static int breathe(Scene *sc, int step) {
         sc->scratch[3 * (size_t)i + 2] = (float)p.z;
     }
     snprintf(what, sizeof what, "trocar_mesh_update_positions (step %d)", step);
+    /* update <first> <count> <k>: those vertices become centroid + (rest - centroid) * k, computed in double. */
+    if (g_reference)
+        fprintf(g_reference, "update %u %u %.17g\n", step % 4 == 3 ? a : 0, step % 4 == 3 ? half : nv, k);
     switch (step % 4) {
     case 1:
         if (!ok(trocar_mesh_update_positions(sc->ctx, sc->mesh, 0, sc->scratch, half), what)) return 0;
@@ -843,6 +877,16 @@ int main(int argc, char **argv) {
     }
     sc.centroid = mul(sc.centroid, 1.0 / sc.m.nv);
     sc.entry = v3(sc.centroid.x, sc.hi.y + 8.0, sc.centroid.z);
+    if (argc > 3) {
+        g_reference = fopen(argv[3], "w");
+        if (!g_reference) {
+            printf("liver_steps: cannot write %s\n", argv[3]);
+            return 1;
+        }
+        /* The mesh the record is about, and the centre the breathing scales about (exactly, as doubles). */
+        fprintf(g_reference, "trocar-liver-steps 1\nmesh %u %u\ncentroid %.17g %.17g %.17g\n", sc.m.nv, sc.m.nt,
+                sc.centroid.x, sc.centroid.y, sc.centroid.z);
+    }
 
     def = trocar_default_context_def();
     def.backend = backend;
@@ -985,6 +1029,14 @@ int main(int argc, char **argv) {
         copy_hitset(&async_dyn, &dyn);
         if (submit_async(&sc, async, async_desc, backend, &async_pending_seen)) async_in_flight = 1;
         prev_tip = tip;
+    }
+    if (g_reference) {
+        /* The record covers the 60 steps; a truncated file is refused by its readers. */
+        int bad = fprintf(g_reference, "end\n") < 0;
+        bad |= ferror(g_reference) != 0;
+        bad |= fclose(g_reference) != 0;
+        check(!bad, "writing the reference record to %s failed", argv[3]);
+        g_reference = NULL;
     }
     if (async_in_flight) collect_async(&sc, async, async_desc, &async_s1, &async_dyn, &tmp);
     if (backend == TROCAR_BACKEND_GPU)

@@ -1,11 +1,12 @@
 // Test of the C# binding on the SOFA liver, under Mono (see bindings/run-tests.sh).
 //
-// Usage: mono TrocarTest.exe <shared-dir> <reference-file>
-// The reference file is written by the Python test (TROCAR_REFERENCE_OUT=... bindings/python/test_trocar.py),
-// whose hits are checked there against a double-precision brute-force reference. This program runs the same
-// poses through the C# binding (same float inputs, the liver breathed in the same way through
-// trocar_mesh_update_positions) and requires the same hit triangles, distances and times of impact; it also
-// checks struct sizes against the header's, the error and version-check paths, and batch/submit answers.
+// Usage: mono TrocarTest.exe <shared-dir> <record-file>
+// The record is written by the C example (examples_c/liver_steps <shared-dir> cpu <record-file>), whose hits are
+// checked there against double-precision reference geometry: every position update of its 60 steps (the liver
+// "breathing" about its centroid, whole or in part) and every single query, with the hits it got. This program
+// replays it through the C# binding (same float inputs, positions computed the same way in double) and requires
+// the same hit triangles, distances and times of impact; it also checks struct sizes against the header's, the
+// error and version-check paths, and batch/submit answers.
 // Exit status: 0 all checks passed, 1 otherwise.
 
 using System;
@@ -38,7 +39,6 @@ static class TrocarTest
         public string Label;
         public bool Dynamic;
         public TrocarVolume Volume;
-        public double Scale;
         public TrocarTool Tool;
         public TrocarVec3 NewTip;
         public List<uint> Tri = new List<uint>();
@@ -77,38 +77,64 @@ static class TrocarTest
 
     static TrocarVec3 V(string[] p, int i) { return new TrocarVec3(F(p[i]), F(p[i + 1]), F(p[i + 2])); }
 
-    static List<Pose> LoadReference(string path, out double[] centroid)
+    // One event of the C example's record: a position update, or a query with the hits the C example got.
+    class Event
     {
-        var poses = new List<Pose>();
+        public uint First, Count;
+        public double K; // update: vertices [First, First + Count) become centroid + (rest - centroid) * K
+        public Pose Pose; // or this query
+    }
+
+    // Reads the record examples_c/liver_steps.c writes (record_query and breathe there give the format).
+    static List<Event> LoadRecord(string path, out double[] centroid, out uint nv, out uint nt)
+    {
+        var events = new List<Event>();
         centroid = null;
+        nv = nt = 0;
         bool ended = false;
-        foreach (var line in File.ReadLines(path))
+        var lines = File.ReadLines(path).GetEnumerator();
+        if (!lines.MoveNext() || lines.Current != "trocar-liver-steps 1")
+            throw new InvalidDataException(path + ": not a liver_steps record (version 1)");
+        while (lines.MoveNext())
         {
-            var p = line.Split(' ');
-            if (p[0] == "centroid") centroid = new[] { D(p[1]), D(p[2]), D(p[3]) };
+            var p = lines.Current.Split(' ');
+            if (p[0] == "mesh")
+            {
+                nv = uint.Parse(p[1], CultureInfo.InvariantCulture);
+                nt = uint.Parse(p[2], CultureInfo.InvariantCulture);
+            }
+            else if (p[0] == "centroid") centroid = new[] { D(p[1]), D(p[2]), D(p[3]) };
+            else if (p[0] == "update")
+            {
+                events.Add(new Event
+                {
+                    First = uint.Parse(p[1], CultureInfo.InvariantCulture),
+                    Count = uint.Parse(p[2], CultureInfo.InvariantCulture),
+                    K = D(p[3]),
+                });
+            }
             else if (p[0] == "pose")
             {
-                // pose <dynamic> <volume> <scale> entry(3) tip(3) new_tip(3) radius label
+                // pose <dynamic> <volume> entry(3) tip(3) new_tip(3) radius label
                 var pose = new Pose();
                 pose.Dynamic = p[1] == "1";
-                pose.Volume = (TrocarVolume)uint.Parse(p[2]);
-                pose.Scale = D(p[3]);
-                pose.Tool = new TrocarTool(V(p, 4), V(p, 7), F(p[13]));
-                pose.NewTip = V(p, 10);
-                pose.Label = p[14].Replace('_', ' ');
-                poses.Add(pose);
+                pose.Volume = (TrocarVolume)uint.Parse(p[2], CultureInfo.InvariantCulture);
+                pose.Tool = new TrocarTool(V(p, 3), V(p, 6), F(p[12]));
+                pose.NewTip = V(p, 9);
+                pose.Label = p[13].Replace('_', ' ');
+                events.Add(new Event { Pose = pose });
             }
             else if (p[0] == "hit")
             {
-                var pose = poses[poses.Count - 1];
-                pose.Tri.Add(uint.Parse(p[1]));
+                var pose = events[events.Count - 1].Pose;
+                pose.Tri.Add(uint.Parse(p[1], CultureInfo.InvariantCulture));
                 pose.Dist.Add(F(p[2]));
                 pose.Toi.Add(F(p[3]));
             }
             else if (p[0] == "end") ended = true;
         }
-        if (!ended || centroid == null) throw new InvalidDataException(path + ": truncated reference file");
-        return poses;
+        if (!ended || centroid == null) throw new InvalidDataException(path + ": truncated record");
+        return events;
     }
 
     static void Run(TrocarContext ctx, TrocarMeshId mesh, Pose pose, TrocarResults res)
@@ -117,23 +143,23 @@ static class TrocarTest
         else ctx.QueryStatic(mesh, pose.Tool, pose.Volume, res);
     }
 
-    // The hits of query qi against what the Python binding got for the same pose.
+    // The hits of query qi against what the C example got for the same pose.
     static void Compare(string what, TrocarResults res, uint qi, Pose pose)
     {
         ReadOnlySpan<TrocarHit> hits = res.Hits(qi);
         TrocarHitView view = res.HitsView(qi);
         Check(hits.Length == view.Count, "{0}: span has {1} hits, view {2}", what, hits.Length, view.Count);
-        if (!Check(hits.Length == pose.Tri.Count, "{0}: {1} hits, the Python binding got {2}", what, hits.Length,
+        if (!Check(hits.Length == pose.Tri.Count, "{0}: {1} hits, the C example got {2}", what, hits.Length,
                    pose.Tri.Count))
             return;
         ReadOnlySpan<TrocarVec3> fb = res.Feedback(qi);
         for (int i = 0; i < hits.Length; i++)
         {
             TrocarHit h = hits[i];
-            Check(h.Triangle == pose.Tri[i], "{0}: hit {1} is triangle {2}, Python: {3}", what, i, h.Triangle, pose.Tri[i]);
-            Check(Math.Abs(h.Distance - pose.Dist[i]) <= 1e-6, "{0} tri {1}: distance {2}, Python {3}", what,
+            Check(h.Triangle == pose.Tri[i], "{0}: hit {1} is triangle {2}, C: {3}", what, i, h.Triangle, pose.Tri[i]);
+            Check(Math.Abs(h.Distance - pose.Dist[i]) <= 1e-6, "{0} tri {1}: distance {2}, C {3}", what,
                   h.Triangle, h.Distance, pose.Dist[i]);
-            Check(Math.Abs(h.TimeOfImpact - pose.Toi[i]) <= 1e-6, "{0} tri {1}: time of impact {2}, Python {3}", what,
+            Check(Math.Abs(h.TimeOfImpact - pose.Toi[i]) <= 1e-6, "{0} tri {1}: time of impact {2}, C {3}", what,
                   h.Triangle, h.TimeOfImpact, pose.Toi[i]);
             Check(view[i].Triangle == h.Triangle && view[i].Distance == h.Distance, "{0}: view differs from span", what);
             if (pose.Volume == TrocarVolume.Capsule)
@@ -146,18 +172,11 @@ static class TrocarTest
         }
     }
 
-    static float[] Breathed(float[] rest, double[] c, double k)
-    {
-        var p = new float[rest.Length];
-        for (int i = 0; i < rest.Length; i++) p[i] = (float)(c[i % 3] + (rest[i] - c[i % 3]) * k);
-        return p;
-    }
-
     static int Main(string[] args)
     {
         if (args.Length < 2)
         {
-            Console.WriteLine("usage: TrocarTest.exe <shared-dir> <reference-file>");
+            Console.WriteLine("usage: TrocarTest.exe <shared-dir> <record-file>");
             return 1;
         }
         string obj = Path.Combine(args[0], "data", "meshes", "liver-smooth.obj");
@@ -194,57 +213,71 @@ static class TrocarTest
         Check(rest.Length == 3 * 2194 && tri.Length == 3 * 4384, "liver has {0} vertices and {1} triangles",
               rest.Length / 3, tri.Length / 3);
         double[] centroid;
-        List<Pose> poses = LoadReference(args[1], out centroid);
-        Check(poses.Count >= 5, "only {0} poses in the reference file", poses.Count);
-        Console.WriteLine("TrocarTest: {0}: {1} vertices, {2} triangles; {3} poses from {4}", obj, rest.Length / 3,
-                          tri.Length / 3, poses.Count, args[1]);
+        uint recNv, recNt;
+        List<Event> events = LoadRecord(args[1], out centroid, out recNv, out recNt);
+        List<Pose> poses = events.FindAll(e => e.Pose != null).ConvertAll(e => e.Pose);
+        Check(recNv == rest.Length / 3 && recNt == tri.Length / 3, "the record is about a mesh of {0}/{1}", recNv, recNt);
+        Check(poses.Count > 100, "only {0} queries in the record", poses.Count);
+        Console.WriteLine("TrocarTest: {0}: {1} vertices, {2} triangles; {3} queries and {4} updates from {5}", obj,
+                          rest.Length / 3, tri.Length / 3, poses.Count, events.Count - poses.Count, args[1]);
 
         using (var ctx = new TrocarContext(TrocarBackend.Cpu))
         using (var res = ctx.CreateResults())
         {
             Check(ctx.Backend == TrocarBackend.Cpu, "backend {0}", ctx.Backend);
             Console.WriteLine("TrocarTest: device \"{0}\"", ctx.DeviceName);
-            TrocarMeshId mesh = ctx.CreateMesh(rest, tri);
+            float[] pos = (float[])rest.Clone();
+            TrocarMeshId mesh = ctx.CreateMesh(pos, tri);
             uint nv, nt;
             ctx.MeshCounts(mesh, out nv, out nt);
             Check(nv == 2194 && nt == 4384, "mesh counts {0}/{1}", nv, nt);
 
-            double scale = 1.0;
-            foreach (var pose in poses)
+            // The 60 steps, in the C example's order. The queries since the last update share the current mesh.
+            var sinceUpdate = new List<Pose>();
+            int compared = 0, hitsCompared = 0;
+            foreach (var e in events)
             {
-                if (pose.Scale != scale)
+                if (e.Pose == null)
                 {
-                    float[] p = Breathed(rest, centroid, pose.Scale);
-                    ctx.UpdatePositions(mesh, 0, p);
-                    float[] back = ctx.ReadPositions(mesh);
-                    bool same = back.Length == p.Length;
-                    for (int i = 0; same && i < p.Length; i++) same = back[i] == p[i];
-                    Check(same, "read-back positions differ after breathing by {0}", pose.Scale);
-                    scale = pose.Scale;
+                    var part = new float[3 * e.Count];
+                    for (uint i = 0; i < part.Length; i++)
+                    {
+                        uint j = 3 * e.First + i;
+                        double c = centroid[j % 3];
+                        part[i] = pos[j] = (float)(c + (rest[j] - c) * e.K); // the C example's breathing
+                    }
+                    ctx.UpdatePositions(mesh, e.First, part);
+                    sinceUpdate.Clear();
+                    continue;
                 }
-                Run(ctx, mesh, pose, res);
-                Check(res.QueryCount == 1, "{0}: query count {1}", pose.Label, res.QueryCount);
-                Compare(pose.Label, res, 0, pose);
-                Console.WriteLine("TrocarTest: {0,-42} {1,4} hits (same as the Python binding's)", pose.Label,
-                                  res.Hits().Length);
+                Run(ctx, mesh, e.Pose, res);
+                Check(res.QueryCount == 1, "{0}: query count {1}", e.Pose.Label, res.QueryCount);
+                Compare(e.Pose.Label, res, 0, e.Pose);
+                sinceUpdate.Add(e.Pose);
+                compared++;
+                hitsCompared += e.Pose.Tri.Count;
             }
-            ctx.UpdatePositions(mesh, 0, rest);
+            float[] back = ctx.ReadPositions(mesh);
+            bool same = back.Length == pos.Length;
+            for (int i = 0; same && i < pos.Length; i++) same = back[i] == pos[i];
+            Check(same, "read-back positions differ from the replayed ones");
+            Console.WriteLine("TrocarTest: {0} queries replayed, {1} hits compared with the C example's", compared, hitsCompared);
 
-            // One batch of the rest-shape poses, and the same submitted and waited for: same answers.
-            var atRest = poses.FindAll(p => p.Scale == 1.0);
-            var queries = new TrocarQuery[atRest.Count];
-            for (int i = 0; i < atRest.Count; i++)
-                queries[i] = TrocarContext.MakeQuery(mesh, atRest[i].Tool, atRest[i].Dynamic, atRest[i].NewTip,
-                                                     atRest[i].Volume);
+            // The last step's queries in one batch, and the same submitted and waited for: same answers.
+            var last = sinceUpdate;
+            Check(last.Count >= 3, "only {0} queries in the last step", last.Count);
+            var queries = new TrocarQuery[last.Count];
+            for (int i = 0; i < last.Count; i++)
+                queries[i] = TrocarContext.MakeQuery(mesh, last[i].Tool, last[i].Dynamic, last[i].NewTip, last[i].Volume);
             using (var batch = ctx.CreateResults())
             {
                 ctx.QueryBatch(queries, batch);
-                Check(batch.QueryCount == atRest.Count, "batch answered {0} queries", batch.QueryCount);
-                for (int i = 0; i < atRest.Count; i++) Compare("batch " + atRest[i].Label, batch, (uint)i, atRest[i]);
+                Check(batch.QueryCount == last.Count, "batch answered {0} queries", batch.QueryCount);
+                for (int i = 0; i < last.Count; i++) Compare("batch " + last[i].Label, batch, (uint)i, last[i]);
                 ctx.Submit(queries, batch);
                 ctx.Wait(batch);
                 Check(!batch.IsPending, "pending after the wait");
-                for (int i = 0; i < atRest.Count; i++) Compare("submitted " + atRest[i].Label, batch, (uint)i, atRest[i]);
+                for (int i = 0; i < last.Count; i++) Compare("submitted " + last[i].Label, batch, (uint)i, last[i]);
             }
 
             // Errors: a zero radius, a stale mesh.

@@ -1,8 +1,9 @@
 """Tests of the ctypes binding on the SOFA liver (../shared/data/meshes/liver-smooth.obj beside the checkout).
 
 Run: python3 bindings/python/test_trocar.py   (plain unittest; TROCAR_LIBRARY may name the library)
-The liver directory is $TROCAR_SHARED or <repo>/../shared. With TROCAR_REFERENCE_OUT set, the poses and
-their hits are written there for the C# test (bindings/csharp/TrocarTest.cs) to compare against.
+The liver directory is $TROCAR_SHARED or <repo>/../shared. With TROCAR_C_RECORD naming the record the C example
+writes (examples_c/liver_steps <shared> cpu <record>), its 60 steps are replayed and every hit must be the C's;
+bindings/run-tests.sh always sets it (the C# test replays the same record).
 """
 
 import ctypes
@@ -332,9 +333,33 @@ class LiverTest(unittest.TestCase):
                 self.check_pose(pose, hits)
                 reference.append((pose, hits))
         self.set_scale(1.0)
-        out = os.environ.get("TROCAR_REFERENCE_OUT")
-        if out:
-            write_reference(out, self.liver, reference)
+
+    @unittest.skipUnless(os.environ.get("TROCAR_C_RECORD"), "TROCAR_C_RECORD not set (bindings/run-tests.sh sets it)")
+    def test_replay_of_the_c_example(self):
+        events = read_c_record(os.environ["TROCAR_C_RECORD"])
+        liver = self.liver
+        self.assertEqual(events[0], ("mesh", liver.nv, liver.nt))
+        centroid = events[1][1]
+        poses = [e for e in events if e[0] == "pose"]
+        self.assertGreater(len(poses), 100, "the record holds only %d queries" % len(poses))
+        pos = list(liver.rest)
+        with trocar.Context(backend=trocar.BACKEND_CPU) as ctx, ctx.results() as res:
+            mesh = ctx.mesh_create(pos, liver.tri)
+            for e in events[2:]:
+                if e[0] == "update":
+                    _, first, count, k = e
+                    for i in range(3 * first, 3 * (first + count)):
+                        c = centroid[i % 3]
+                        pos[i] = f32(c + (liver.rest[i] - c) * k)  # the C example's breathing, in double
+                    ctx.mesh_update_positions(mesh, pos[3 * first : 3 * (first + count)], first_vertex=first)
+                    continue
+                _, pose, want = e
+                hits = run_pose(ctx, mesh, res, pose)
+                self.assertEqual([h.triangle for h in hits], [w[0] for w in want], pose.label + ": hit triangles")
+                for h, (t, dist, toi) in zip(hits, want):
+                    self.assertAlmostEqual(h.distance, dist, delta=1e-6, msg="%s tri %d distance" % (pose.label, t))
+                    self.assertAlmostEqual(h.time_of_impact, toi, delta=1e-6, msg="%s tri %d toi" % (pose.label, t))
+            self.assertEqual(ctx.mesh_read_positions(mesh), pos)
 
     def test_far_tool_hits_nothing(self):
         self.set_scale(1.0)
@@ -482,28 +507,34 @@ class VersionTest(unittest.TestCase):
         self.assertIn("/nonexistent/libtrocar.so", str(cm.exception))
 
 
-def write_reference(path, liver, reference):
-    """Poses and their hits, for the C# test: floats as %.9g (exact for float32), centroid as %.17g."""
-    with open(path, "w") as f:
-        f.write("centroid %.17g %.17g %.17g\n" % liver.centroid)
-        for pose, hits in reference:
-            nt = pose.new_tip or (0.0, 0.0, 0.0)
-            f.write(
-                "pose %d %d %.17g %s %s %s %.9g %s\n"
-                % (
-                    1 if pose.dynamic else 0,
-                    pose.volume,
-                    pose.scale,
-                    " ".join("%.9g" % x for x in pose.entry),
-                    " ".join("%.9g" % x for x in pose.tip),
-                    " ".join("%.9g" % x for x in nt),
-                    pose.radius,
-                    pose.label.replace(" ", "_"),
-                )
-            )
-            for h in hits:
-                f.write("hit %d %.9g %.9g\n" % (h.triangle, h.distance, h.time_of_impact))
-        f.write("end\n")
+def read_c_record(path):
+    """The C example's record (examples_c/liver_steps.c, record_query and breathe): a list of ("mesh", nv, nt),
+    ("centroid", xyz), ("update", first, count, k) and ("pose", Pose, [(triangle, distance, toi)]) in order."""
+    events, ended = [], False
+    with open(path) as f:
+        if f.readline().split() != ["trocar-liver-steps", "1"]:
+            raise ValueError(path + ": not a liver_steps record (version 1)")
+        for line in f:
+            p = line.split()
+            if p[0] == "mesh":
+                events.append(("mesh", int(p[1]), int(p[2])))
+            elif p[0] == "centroid":
+                events.append(("centroid", tuple(float(x) for x in p[1:4])))
+            elif p[0] == "update":
+                events.append(("update", int(p[1]), int(p[2]), float(p[3])))
+            elif p[0] == "pose":
+                x = [float(v) for v in p[3:13]]
+                dynamic = p[1] == "1"
+                pose = Pose(p[13].replace("_", " "), x[0:3], x[3:6], x[9], new_tip=x[6:9] if dynamic else None,
+                            volume=int(p[2]))
+                events.append(("pose", pose, []))
+            elif p[0] == "hit":
+                events[-1][2].append((int(p[1]), float(p[2]), float(p[3])))
+            elif p[0] == "end":
+                ended = True
+    if not ended:
+        raise ValueError(path + ": truncated record")
+    return events
 
 
 if __name__ == "__main__":
