@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/obj_mesh.h"
 #include "trocar.h"
 
 #define K 8              /* distinct offsets the simulation cycles through */
@@ -23,13 +24,6 @@
 #define QUERY_THREADS 2
 #define MIN_QUERIES 300 /* per query thread: the simulation keeps stepping until each has done this many */
 #define EXIT_SKIP 77
-
-typedef struct {
-    float *pos;
-    uint32_t nv, cap_v;
-    uint32_t *tri;
-    uint32_t nt, cap_t;
-} Mesh;
 
 /* One query's answer, copied out of the results object. */
 typedef struct {
@@ -54,62 +48,6 @@ static int g_sim_done;
 static long g_queries[QUERY_THREADS];
 
 /* ---- helpers ------------------------------------------------------------------------------------------ */
-
-static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem) {
-    uint32_t n = *cap ? *cap : 1024;
-    void *q;
-    if (need <= *cap) return p;
-    while (n < need) n *= 2;
-    q = realloc(p, (size_t)n * elem);
-    if (q) *cap = n;
-    return q;
-}
-
-/* "v x y z" and "f a b c ..." (fanned; "7/1/3" and negative indices accepted); -1: no file, 1: bad file. */
-static int load_obj(const char *path, Mesh *m) {
-    char line[4096];
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    while (fgets(line, sizeof line, f)) {
-        if (line[0] == 'v' && line[1] == ' ') {
-            float *p = grow(m->pos, &m->cap_v, 3 * (m->nv + 1), sizeof(float));
-            if (!p || sscanf(line + 2, "%f %f %f", p + 3 * m->nv, p + 3 * m->nv + 1, p + 3 * m->nv + 2) != 3) {
-                fclose(f);
-                return 1;
-            }
-            m->pos = p;
-            m->nv++;
-        } else if (line[0] == 'f' && line[1] == ' ') {
-            long first = -1, prev = -1;
-            int n = 0;
-            char *tok = strtok(line + 2, " \t\r\n");
-            for (; tok; tok = strtok(NULL, " \t\r\n"), n++) {
-                long v = strtol(tok, NULL, 10);
-                v = v < 0 ? v + (long)m->nv : v - 1;
-                if (v < 0 || v >= (long)m->nv) {
-                    fclose(f);
-                    return 1;
-                }
-                if (n == 0) first = v;
-                if (n >= 2) {
-                    uint32_t *t = grow(m->tri, &m->cap_t, 3 * (m->nt + 1), sizeof(uint32_t));
-                    if (!t) {
-                        fclose(f);
-                        return 1;
-                    }
-                    m->tri = t;
-                    t[3 * m->nt] = (uint32_t)first;
-                    t[3 * m->nt + 1] = (uint32_t)prev;
-                    t[3 * m->nt + 2] = (uint32_t)v;
-                    m->nt++;
-                }
-                prev = v;
-            }
-        }
-    }
-    fclose(f);
-    return 0;
-}
 
 /* Prints a failed call with the library's message (this thread's); returns 0. */
 static int report(TrocarStatus s, const char *what) {
