@@ -226,39 +226,40 @@ bool inside(const Organ &o, V3 p) {
     return crossings % 2 == 1;
 }
 
+// The axis-aligned box around points.
+struct Box {
+    V3 lo, hi;
+    Box(const V3 *p, std::size_t n) : lo(p[0]), hi(p[0]) {
+        for (std::size_t i = 1; i < n; i++) {
+            lo = v3(std::fmin(lo.x, p[i].x), std::fmin(lo.y, p[i].y), std::fmin(lo.z, p[i].z));
+            hi = v3(std::fmax(hi.x, p[i].x), std::fmax(hi.y, p[i].y), std::fmax(hi.z, p[i].z));
+        }
+    }
+    // More than `gap` apart along some axis: nothing in one is within `gap` of the other.
+    bool apart(const Box &b, double gap) const {
+        return lo.x > b.hi.x + gap || b.lo.x > hi.x + gap || lo.y > b.hi.y + gap || b.lo.y > hi.y + gap ||
+               lo.z > b.hi.z + gap || b.lo.z > hi.z + gap;
+    }
+};
+
 // How deep the tool's capsule reaches into the organ: the largest (radius + depth) of an axis point inside it,
 // or (radius - distance) of one outside, over points 0.02 cm apart along the axis. Zero when clear.
 double tool_depth(const Organ &o, const Axis &axis) {
     // Only the triangles near the axis can be within reach; a point deeper than REACH counts as REACH deep.
     constexpr double REACH = 1.5;
-    V3 lo = v3(std::fmin(axis.entry.x, axis.tip.x), std::fmin(axis.entry.y, axis.tip.y),
-               std::fmin(axis.entry.z, axis.tip.z));
-    V3 hi = v3(std::fmax(axis.entry.x, axis.tip.x), std::fmax(axis.entry.y, axis.tip.y),
-               std::fmax(axis.entry.z, axis.tip.z));
+    const V3 ends[2] = {axis.entry, axis.tip};
+    Box tool(ends, 2), organ(o.x.data(), o.x.size());
     std::vector<std::uint32_t> near;
-    V3 olo = o.x[0], ohi = o.x[0];
-    for (const V3 &p : o.x) {
-        olo = v3(std::fmin(olo.x, p.x), std::fmin(olo.y, p.y), std::fmin(olo.z, p.z));
-        ohi = v3(std::fmax(ohi.x, p.x), std::fmax(ohi.y, p.y), std::fmax(ohi.z, p.z));
-    }
     for (std::uint32_t t = 0; t < o.nt(); t++) {
         V3 c[3];
         o.corners(t, c);
-        bool apart = false;
-        for (int k = 0; k < 3 && !apart; k++) {
-            double cmin = std::fmin(std::fmin((&c[0].x)[k], (&c[1].x)[k]), (&c[2].x)[k]);
-            double cmax = std::fmax(std::fmax((&c[0].x)[k], (&c[1].x)[k]), (&c[2].x)[k]);
-            apart = cmin > (&hi.x)[k] + REACH || cmax < (&lo.x)[k] - REACH;
-        }
-        if (!apart) near.push_back(t);
+        if (!Box(c, 3).apart(tool, REACH)) near.push_back(t);
     }
     double deepest = 0.0, length = len(sub(axis.tip, axis.entry));
     int samples = static_cast<int>(std::ceil(length / 0.02));
     for (int i = 0; i <= samples; i++) {
         V3 s = lerp(axis.entry, axis.tip, static_cast<double>(i) / samples);
-        if (s.x < olo.x - RADIUS || s.y < olo.y - RADIUS || s.z < olo.z - RADIUS || s.x > ohi.x + RADIUS ||
-            s.y > ohi.y + RADIUS || s.z > ohi.z + RADIUS)
-            continue;
+        if (Box(&s, 1).apart(organ, RADIUS)) continue;
         double dist = REACH;
         for (std::uint32_t t : near) {
             V3 c[3];
@@ -275,19 +276,12 @@ double tool_depth(const Organ &o, const Axis &axis) {
 // axis passes through it during the motion. Distances beyond `cap` are reported as `cap`.
 double swept_clearance(const Organ &o, V3 entry, V3 from, V3 to, double cap) {
     V3 tri[3] = {entry, from, to};
+    Box swept(tri, 3);
     double best = cap;
     for (std::uint32_t t = 0; t < o.nt(); t++) {
         V3 c[3];
         o.corners(t, c);
-        bool apart = false;
-        for (int k = 0; k < 3 && !apart; k++) {
-            double smin = std::fmin(std::fmin((&tri[0].x)[k], (&tri[1].x)[k]), (&tri[2].x)[k]);
-            double smax = std::fmax(std::fmax((&tri[0].x)[k], (&tri[1].x)[k]), (&tri[2].x)[k]);
-            double cmin = std::fmin(std::fmin((&c[0].x)[k], (&c[1].x)[k]), (&c[2].x)[k]);
-            double cmax = std::fmax(std::fmax((&c[0].x)[k], (&c[1].x)[k]), (&c[2].x)[k]);
-            apart = cmin > smax + cap || cmax < smin - cap;
-        }
-        if (!apart) best = std::fmin(best, triangle_triangle_distance(tri, c));
+        if (!Box(c, 3).apart(swept, cap)) best = std::fmin(best, triangle_triangle_distance(tri, c));
     }
     return best;
 }
