@@ -1,6 +1,8 @@
 // P/Invoke binding of trocar's C ABI (include/trocar.h), written the way a Unity native plugin is:
 //   - [DllImport("trocar")]: the runtime maps it to libtrocar.so / libtrocar.dylib / trocar.dll (Unity: put the
-//     library under Assets/Plugins; Mono on Linux: LD_LIBRARY_PATH or a copy next to the exe).
+//     library under Assets/Plugins; Mono on Linux: LD_LIBRARY_PATH or a copy next to the exe). Unity iOS players
+//     (UNITY_IOS, not in the Editor) use [DllImport("__Internal")] and the static libtrocar.a instead; see
+//     examples_c/unity_native_plugin/README.md.
 //   - Only blittable structs ([StructLayout(LayoutKind.Sequential)], float/uint/ushort fields; the header's
 //     float[3] members are TrocarVec3 {X, Y, Z}, which has the same layout), so arguments are pinned, not
 //     marshalled, and no callbacks cross the boundary (IL2CPP-safe: no reverse P/Invoke).
@@ -140,7 +142,12 @@ namespace Trocar
     /// <summary>The raw entry points, plus the version check and error helpers.</summary>
     public static unsafe class Native
     {
+#if UNITY_IOS && !UNITY_EDITOR
+        // iOS players link native plug-ins statically (libtrocar.a): the entry points are in the executable itself.
+        const string Lib = "__Internal";
+#else
         const string Lib = "trocar";
+#endif
 
         // The header this binding was written for (include/trocar.h TROCAR_VERSION_*).
         public const uint VersionMajor = 0;
