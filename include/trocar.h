@@ -20,6 +20,14 @@
  *   so the caller may update them meanwhile. If the GPU is lost (driver reset, failed submission) the
  *   call returns TROCAR_ERROR_DEVICE_LOST and the context carries on with the CPU backend: ask again.
  *
+ * Continuous collision detection (Meseure & Chaillou)
+ *   trocar_ccd_vertex_face / trocar_ccd_edge_edge test two primitives moving linearly over a step, in
+ *   double precision, conservatively: "no collision" is proven (coplanarity-cubic filter with
+ *   Shewchuk-style error bounds, then an inclusion search over (t, u, v) with running floating-point
+ *   error bounds); "collision" is proven (Miranda's theorem) or within ~2^-62 of the largest coordinate
+ *   of one, and the time of impact is a lower bound. trocar_query_ccd reports the contacts between two
+ *   meshes over their last position update (see README).
+ *
  * Errors
  *   Every call that can fail returns a TrocarStatus; TROCAR_OK is 0. Out-parameters are written only
  *   on success. trocar_last_error_message gives the calling thread's last failure in words. A
@@ -93,6 +101,11 @@ typedef struct TrocarContext TrocarContext;
 typedef struct TrocarResults TrocarResults;
 
 /**
+ * Result of a call: `TROCAR_OK` or one of the `TROCAR_ERROR_*` values.
+ */
+typedef uint32_t TrocarStatus;
+
+/**
  * Which backend a context runs on (`TROCAR_BACKEND_*`).
  */
 typedef uint32_t TrocarBackend;
@@ -119,11 +132,6 @@ typedef struct TrocarContextDef {
    */
   uint32_t internal_value;
 } TrocarContextDef;
-
-/**
- * Result of a call: `TROCAR_OK` or one of the `TROCAR_ERROR_*` values.
- */
-typedef uint32_t TrocarStatus;
 
 /**
  * A generational mesh id, passed by value; all-zero is the null id.
@@ -340,6 +348,38 @@ extern "C" {
  */
 size_t trocar_last_error_message(char *buf,
                                  size_t capacity);
+
+/**
+ * Does a vertex moving linearly come within `min_separation` of a triangle moving (and deforming) linearly
+ * during the step t in [0, 1]? `points`: v, f0, f1, f2 at t = 0, then v, f0, f1, f2 at t = 1 (x, y, z each).
+ *
+ * Conservative: `*out_collides = 0` only if, in exact arithmetic on the given doubles, the vertex stays
+ * farther than `min_separation` (Euclidean) from the triangle for the whole step. `1` comes with
+ * `*out_time_of_impact`, a lower bound of the first time it comes that close; `0` with 1.0. A reported
+ * contact is either proven or within about 2^-62 times the largest coordinate of one (with a separation: the
+ * largest coordinate difference within 1.001·min_separation). Bad input (NULL, NaN/Inf, a negative or
+ * non-finite separation) returns an error and writes nothing.
+ *
+ * # Safety
+ * `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+ */
+TrocarStatus trocar_ccd_vertex_face(const double *points,
+                                    double min_separation,
+                                    double *out_time_of_impact,
+                                    uint32_t *out_collides);
+
+/**
+ * Do two edges moving linearly come within `min_separation` of each other during the step t in [0, 1]?
+ * `points`: a0, a1, b0, b1 at t = 0, then a0, a1, b0, b1 at t = 1. Same guarantee and outputs as
+ * `trocar_ccd_vertex_face`.
+ *
+ * # Safety
+ * `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+ */
+TrocarStatus trocar_ccd_edge_edge(const double *points,
+                                  double min_separation,
+                                  double *out_time_of_impact,
+                                  uint32_t *out_collides);
 
 /**
  * The default context def: `TROCAR_BACKEND_AUTO`, one CPU thread per core.

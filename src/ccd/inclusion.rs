@@ -29,14 +29,14 @@ const PROOF_WIDTH: f64 = 1.0 / (1u64 << 20) as f64;
 /// contact anyway. A false positive therefore needs a true distance below about `TOLERANCE` times the query's
 /// largest coordinate (2^-62 ≈ 2.2e-19): only inputs whose primitives touch to within double-precision
 /// rounding of their coordinates.
-pub const TOLERANCE: f64 = 1.0 / (1u64 << 62) as f64;
+pub(crate) const TOLERANCE: f64 = 1.0 / (1u64 << 62) as f64;
 
 /// Relative slack of the separation distance: see `earliest_root`.
 const SEPARATION_SLACK: f64 = 1.0 / 1024.0;
 
 /// Cells examined before the search gives up and answers "contact" (conservatively) at the earliest time still
 /// undecided.
-pub const MAX_BOXES: usize = 1 << 14;
+pub(crate) const MAX_BOXES: usize = 1 << 14;
 
 /// Deepest split chain: each split halves one parameter (measured from its nearer end, so 66 halvings reach
 /// 2^-66 at either end).
