@@ -4,10 +4,17 @@
 //! Every position moves linearly from its place before the step (t = 0) to its place after it (t = 1); rigid
 //! bodies are the special case, with no precomputation for either.
 
+pub mod broadphase;
+pub mod contact;
 pub mod coplanarity;
 pub mod edge_edge;
 pub mod inclusion;
+pub mod mesh_pair;
+pub mod swept_box;
 pub mod vertex_face;
+
+pub use contact::CcdContact;
+pub use mesh_pair::{CcdDef, CcdResults, CcdScratch, CcdStats};
 
 pub use edge_edge::edge_edge;
 pub use vertex_face::vertex_face;
@@ -25,6 +32,17 @@ pub struct Impact {
     pub v: f64,
 }
 
+/// Refuses a separation distance the tests are not defined for (negative, NaN or infinite).
+pub fn check_separation(min_separation: f64) -> Result<()> {
+    if min_separation.is_finite() && min_separation >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "min_separation must be finite and >= 0, got {min_separation}"
+        )))
+    }
+}
+
 /// Refuses what the primitive tests are not defined for: non-finite coordinates, and a separation distance
 /// that is negative, NaN or infinite.
 pub fn check_query(points: &[[f64; 3]; 8], min_separation: f64) -> Result<()> {
@@ -34,12 +52,7 @@ pub fn check_query(points: &[[f64; 3]; 8], min_separation: f64) -> Result<()> {
             points[i]
         )));
     }
-    if !(min_separation.is_finite() && min_separation >= 0.0) {
-        return Err(Error::invalid(format!(
-            "min_separation must be finite and >= 0, got {min_separation}"
-        )));
-    }
-    Ok(())
+    check_separation(min_separation)
 }
 
 #[cfg(test)]
