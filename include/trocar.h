@@ -66,6 +66,11 @@
 #include <stdint.h>
 
 /**
+ * The unused second index of a vertex or triangle feature.
+ */
+#define TROCAR_CCD_NO_INDEX UINT32_MAX
+
+/**
  * Largest coordinate magnitude (and radius) accepted: positions and tools beyond it are refused.
  */
 #define TROCAR_MAX_COORDINATE 1.0e6
@@ -91,6 +96,11 @@
 #define TROCAR_VERSION (((TROCAR_VERSION_MAJOR << 16) | (TROCAR_VERSION_MINOR << 8)) | TROCAR_VERSION_PATCH)
 
 /**
+ * The contacts of the last `trocar_query_ccd` run with it; reused across steps. Opaque.
+ */
+typedef struct TrocarCcdResults TrocarCcdResults;
+
+/**
  * A library context: a backend and its meshes. Opaque.
  */
 typedef struct TrocarContext TrocarContext;
@@ -104,6 +114,79 @@ typedef struct TrocarResults TrocarResults;
  * Result of a call: `TROCAR_OK` or one of the `TROCAR_ERROR_*` values.
  */
 typedef uint32_t TrocarStatus;
+
+/**
+ * Options of `trocar_query_ccd`; get one from `trocar_default_ccd_def()`.
+ */
+typedef struct TrocarCcdDef {
+  /**
+   * Report features that come within this distance (>= 0, finite; 0 by default).
+   */
+  double min_separation;
+  /**
+   * Nonzero (default): also test edges against edges; vertex-face and face-vertex are always tested.
+   */
+  uint32_t edge_edge;
+  /**
+   * Set by `trocar_default_ccd_def`; do not change.
+   */
+  uint32_t internal_value;
+} TrocarCcdDef;
+
+/**
+ * A generational mesh id, passed by value; all-zero is the null id.
+ */
+typedef struct TrocarMeshId {
+  /**
+   * Slot plus one; 0 in the null id.
+   */
+  uint32_t index1;
+  /**
+   * Tag of the owning context.
+   */
+  uint16_t context;
+  /**
+   * Generation of the slot.
+   */
+  uint16_t generation;
+} TrocarMeshId;
+
+/**
+ * Which features of meshes A and B meet (`TROCAR_CCD_*`).
+ */
+typedef uint32_t TrocarCcdKind;
+
+/**
+ * Where and when two features first meet during the step. `#[repr(C)]`: the C API hands out views of the
+ * results' own storage (exported as `TrocarCcdContact`).
+ */
+typedef struct TrocarCcdContact {
+  /**
+   * Lower bound of the first time in [0, 1] at which the features come within the separation distance.
+   */
+  double time_of_impact;
+  /**
+   * The contact point at `time_of_impact` (on A's vertex or edge, B's vertex for face-vertex).
+   */
+  float point[3];
+  /**
+   * Unit direction pushing A off B (the face's normal, or the edges' common normal, on A's side at the
+   * start of the step); zero if undefined (degenerate features).
+   */
+  float normal[3];
+  /**
+   * `TROCAR_CCD_VERTEX_FACE`, `TROCAR_CCD_FACE_VERTEX` or `TROCAR_CCD_EDGE_EDGE`.
+   */
+  TrocarCcdKind kind;
+  /**
+   * A's feature: vertex or triangle index (then `TROCAR_CCD_NO_INDEX`), or an edge's two vertices.
+   */
+  uint32_t feature_a[2];
+  /**
+   * B's feature, as `feature_a`.
+   */
+  uint32_t feature_b[2];
+} TrocarCcdContact;
 
 /**
  * Which backend a context runs on (`TROCAR_BACKEND_*`).
@@ -132,24 +215,6 @@ typedef struct TrocarContextDef {
    */
   uint32_t internal_value;
 } TrocarContextDef;
-
-/**
- * A generational mesh id, passed by value; all-zero is the null id.
- */
-typedef struct TrocarMeshId {
-  /**
-   * Slot plus one; 0 in the null id.
-   */
-  uint32_t index1;
-  /**
-   * Tag of the owning context.
-   */
-  uint16_t context;
-  /**
-   * Generation of the slot.
-   */
-  uint16_t generation;
-} TrocarMeshId;
 
 /**
  * A tool pose: a cylinder of radius `radius` from the entry point `P0` to the tip `P`.
@@ -251,6 +316,21 @@ typedef struct TrocarHit {
    */
   uint32_t feedback_count;
 } TrocarHit;
+
+/**
+ * A vertex of A meets a triangle of B: `feature_a = [vertex, NO_INDEX]`, `feature_b = [triangle, NO_INDEX]`.
+ */
+#define TROCAR_CCD_VERTEX_FACE 0
+
+/**
+ * A triangle of A meets a vertex of B: `feature_a = [triangle, NO_INDEX]`, `feature_b = [vertex, NO_INDEX]`.
+ */
+#define TROCAR_CCD_FACE_VERTEX 1
+
+/**
+ * An edge of A meets an edge of B: each feature is the edge's two vertex indices, smaller first.
+ */
+#define TROCAR_CCD_EDGE_EDGE 2
 
 /**
  * The call succeeded.
@@ -380,6 +460,56 @@ TrocarStatus trocar_ccd_edge_edge(const double *points,
                                   double min_separation,
                                   double *out_time_of_impact,
                                   uint32_t *out_collides);
+
+/**
+ * The default def: no separation, edge-edge tests on.
+ */
+struct TrocarCcdDef trocar_default_ccd_def(void);
+
+/**
+ * Creates an empty results object for `trocar_query_ccd` on `ctx`.
+ *
+ * # Safety
+ * `ctx` must be a live context; `out` NULL or writable.
+ */
+TrocarStatus trocar_ccd_results_create(const struct TrocarContext *ctx,
+                                       struct TrocarCcdResults **out);
+
+/**
+ * Destroys a CCD results object; NULL is a no-op. Views into it become invalid.
+ *
+ * # Safety
+ * `results` must be NULL or a live CCD results object no other thread is using.
+ */
+void trocar_ccd_results_destroy(struct TrocarCcdResults *results);
+
+/**
+ * Every contact between meshes `mesh_a` and `mesh_b` during the step: each vertex moves linearly from its
+ * position before the mesh's last `trocar_mesh_update_positions` (the whole mesh's positions then become
+ * the previous ones, so update each mesh once per step) to its current one. Whole-mesh swept boxes, then
+ * per-primitive swept boxes (sort-and-sweep), then the conservative primitive tests of
+ * `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
+ * On error `results` keeps its previous contents.
+ *
+ * # Safety
+ * `ctx`, `results` live; `def` NULL or valid; `results` used by no other thread.
+ */
+TrocarStatus trocar_query_ccd(const struct TrocarContext *ctx,
+                              struct TrocarMeshId mesh_a,
+                              struct TrocarMeshId mesh_b,
+                              const struct TrocarCcdDef *def,
+                              struct TrocarCcdResults *results);
+
+/**
+ * A view of the contacts of the last `trocar_query_ccd`, sorted by time of impact; NULL with count 0 when
+ * there are none. Valid until the next query into `results` or its destruction.
+ *
+ * # Safety
+ * `results` must be a live CCD results object; out-pointers writable.
+ */
+TrocarStatus trocar_ccd_results_contacts(const struct TrocarCcdResults *results,
+                                         const struct TrocarCcdContact **out_contacts,
+                                         uint32_t *out_count);
 
 /**
  * The default context def: `TROCAR_BACKEND_AUTO`, one CPU thread per core.

@@ -132,3 +132,144 @@ mod tests {
         assert_eq!(status, TROCAR_ERROR_NULL_POINTER);
     }
 }
+
+/// Checked by `trocar_query_ccd`, so a def not made by `trocar_default_ccd_def` is refused.
+const CCD_DEF_COOKIE: u32 = 0x7C0C_CD01;
+
+/// Options of `trocar_query_ccd`; get one from `trocar_default_ccd_def()`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrocarCcdDef {
+    /// Report features that come within this distance (>= 0, finite; 0 by default).
+    pub min_separation: f64,
+    /// Nonzero (default): also test edges against edges; vertex-face and face-vertex are always tested.
+    pub edge_edge: u32,
+    /// Set by `trocar_default_ccd_def`; do not change.
+    pub internal_value: u32,
+}
+
+/// The contacts of the last `trocar_query_ccd` run with it; reused across steps. Opaque.
+pub struct TrocarCcdResults {
+    magic: u64,
+    inner: crate::ccd::CcdResults,
+}
+
+impl super::pointers::Handle for TrocarCcdResults {
+    const MAGIC: u64 = 0x7472_6F63_6343_4344;
+    const NAME: &'static str = "TrocarCcdResults";
+    fn magic(&self) -> u64 {
+        self.magic
+    }
+    fn set_magic(&mut self, magic: u64) {
+        self.magic = magic;
+    }
+}
+
+/// The default def: no separation, edge-edge tests on.
+#[unsafe(no_mangle)]
+pub extern "C" fn trocar_default_ccd_def() -> TrocarCcdDef {
+    let def = TrocarCcdDef {
+        min_separation: 0.0,
+        edge_edge: 1,
+        internal_value: CCD_DEF_COOKIE,
+    };
+    super::boundary::catch(def, || def)
+}
+
+/// Creates an empty results object for `trocar_query_ccd` on `ctx`.
+///
+/// # Safety
+/// `ctx` must be a live context; `out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_ccd_results_create(
+    ctx: *const super::context::TrocarContext,
+    out: *mut *mut TrocarCcdResults,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let ctx = unsafe { super::context::TrocarContext::get(ctx) }?;
+        check_out(out, "out")?;
+        let r = TrocarCcdResults {
+            magic: 0,
+            inner: ctx.create_ccd_results(),
+        };
+        // SAFETY: checked non-NULL.
+        unsafe { super::pointers::hand_out(r, out) }
+    })
+}
+
+/// Destroys a CCD results object; NULL is a no-op. Views into it become invalid.
+///
+/// # Safety
+/// `results` must be NULL or a live CCD results object no other thread is using.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_ccd_results_destroy(results: *mut TrocarCcdResults) {
+    // SAFETY: C caller's contract.
+    super::boundary::catch((), || unsafe { super::pointers::destroy(results) })
+}
+
+/// Every contact between meshes `mesh_a` and `mesh_b` during the step: each vertex moves linearly from its
+/// position before the mesh's last `trocar_mesh_update_positions` (the whole mesh's positions then become
+/// the previous ones, so update each mesh once per step) to its current one. Whole-mesh swept boxes, then
+/// per-primitive swept boxes (sort-and-sweep), then the conservative primitive tests of
+/// `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
+/// On error `results` keeps its previous contents.
+///
+/// # Safety
+/// `ctx`, `results` live; `def` NULL or valid; `results` used by no other thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_query_ccd(
+    ctx: *const super::context::TrocarContext,
+    mesh_a: super::types::TrocarMeshId,
+    mesh_b: super::types::TrocarMeshId,
+    def: *const TrocarCcdDef,
+    results: *mut TrocarCcdResults,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let ctx = unsafe { super::context::TrocarContext::get(ctx) }?;
+        let def = unsafe { as_ref(def, "def") }?;
+        let r = unsafe { super::pointers::live_mut(results) }?;
+        if def.internal_value != CCD_DEF_COOKIE {
+            return Err(crate::error::Error::invalid(
+                "ccd def was not initialized with trocar_default_ccd_def()",
+            ));
+        }
+        let core = crate::ccd::CcdDef {
+            min_separation: def.min_separation,
+            edge_edge: def.edge_edge != 0,
+            brute_force: false,
+        };
+        ctx.query_ccd(mesh_a.into(), mesh_b.into(), &core, &mut r.inner)
+    })
+}
+
+/// A view of the contacts of the last `trocar_query_ccd`, sorted by time of impact; NULL with count 0 when
+/// there are none. Valid until the next query into `results` or its destruction.
+///
+/// # Safety
+/// `results` must be a live CCD results object; out-pointers writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_ccd_results_contacts(
+    results: *const TrocarCcdResults,
+    out_contacts: *mut *const crate::ccd::CcdContact,
+    out_count: *mut u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let r = unsafe { super::pointers::live(results) }?;
+        check_out(out_contacts, "out_contacts")?;
+        check_out(out_count, "out_count")?;
+        let c = r.inner.contacts();
+        let ptr = if c.is_empty() {
+            std::ptr::null()
+        } else {
+            c.as_ptr()
+        };
+        // SAFETY: both checked non-NULL.
+        unsafe {
+            write(out_contacts, ptr, "out_contacts")?;
+            write(out_count, c.len() as u32, "out_count")
+        }
+    })
+}
