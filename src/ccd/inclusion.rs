@@ -23,7 +23,7 @@ const UNDERFLOW: f64 = 1.0e-300;
 
 /// Co-domain width (in the normalized coordinates, whose largest magnitude lies in [1, 2)) below which a cell
 /// that cannot be discarded is tested for a provable root (Miranda's theorem, see [`miranda`]).
-const PROOF_WIDTH: f64 = 1.0 / (1u64 << 20) as f64;
+const PROOF_WIDTH: f64 = 1.0 / (1u64 << 8) as f64;
 
 /// Co-domain width below which a cell that can neither be discarded nor proven to hold a root is reported as a
 /// contact anyway. A false positive therefore needs a true distance below about `TOLERANCE` times the query's
