@@ -726,6 +726,76 @@ static void message_cases(void) {
     printf("ok    status_name(999) = %s\n", trocar_status_name(999));
 }
 
+/* Continuous collision detection: the primitive tests and the mesh-against-mesh query. */
+static void ccd_cases(void) {
+    /* A vertex falling through a horizontal triangle at t = 0.5. */
+    double pts[24] = {0.25, 1, 0.25, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0.25, -1, 0.25, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    double toi = -7.0;
+    uint32_t hit = 7, n = 7;
+    TrocarCcdResults *cres = NULL;
+    TrocarCcdDef def = trocar_default_ccd_def();
+    const TrocarCcdContact *contacts = NULL;
+    TrocarMeshId stale = g_mesh, other;
+
+    EXPECT(trocar_ccd_vertex_face(pts, 0.0, &toi, &hit), TROCAR_OK, "ccd_vertex_face: falling vertex");
+    check(hit == 1 && toi <= 0.5 && toi > 0.49, "ccd_vertex_face: hit %u at %g, expected 1 at 0.5", hit, toi);
+    toi = -7.0;
+    hit = 7;
+    EXPECT(trocar_ccd_vertex_face(NULL, 0.0, &toi, &hit), TROCAR_ERROR_NULL_POINTER, "ccd_vertex_face: NULL points");
+    EXPECT(trocar_ccd_edge_edge(pts, 0.0, NULL, &hit), TROCAR_ERROR_NULL_POINTER, "ccd_edge_edge: NULL toi");
+    EXPECT(trocar_ccd_edge_edge(pts, 0.0, &toi, NULL), TROCAR_ERROR_NULL_POINTER, "ccd_edge_edge: NULL collides");
+    EXPECT(trocar_ccd_vertex_face(pts, -1.0, &toi, &hit), TROCAR_ERROR_INVALID_ARGUMENT,
+           "ccd_vertex_face: negative separation");
+    EXPECT(trocar_ccd_edge_edge(pts, (double)INFINITY, &toi, &hit), TROCAR_ERROR_INVALID_ARGUMENT,
+           "ccd_edge_edge: infinite separation");
+    EXPECT(trocar_ccd_edge_edge(pts, (double)NAN, &toi, &hit), TROCAR_ERROR_INVALID_ARGUMENT,
+           "ccd_edge_edge: NaN separation");
+    pts[7] = (double)NAN;
+    EXPECT(trocar_ccd_vertex_face(pts, 0.0, &toi, &hit), TROCAR_ERROR_INVALID_ARGUMENT, "ccd_vertex_face: NaN point");
+    pts[7] = (double)INFINITY;
+    EXPECT(trocar_ccd_edge_edge(pts, 0.0, &toi, &hit), TROCAR_ERROR_INVALID_ARGUMENT, "ccd_edge_edge: Inf point");
+    check(toi == -7.0 && hit == 7, "ccd: refused calls wrote their out-parameters");
+
+    EXPECT(trocar_ccd_results_create(NULL, &cres), TROCAR_ERROR_NULL_POINTER, "ccd_results_create: NULL context");
+    EXPECT(trocar_ccd_results_create(g_ctx, NULL), TROCAR_ERROR_NULL_POINTER, "ccd_results_create: NULL out");
+    EXPECT(trocar_ccd_results_create(g_ctx, &cres), TROCAR_OK, "ccd_results_create");
+    if (!cres)
+        return;
+    EXPECT(trocar_mesh_create(g_ctx, g_pos, NV, g_tri, NT, &other), TROCAR_OK, "mesh_create: a second grid");
+    /* Two coincident grids touch everywhere: a first answer that refused queries must keep. */
+    EXPECT(trocar_query_ccd(g_ctx, g_mesh, other, &def, cres), TROCAR_OK, "query_ccd: coincident grids");
+    EXPECT(trocar_ccd_results_contacts(cres, &contacts, &n), TROCAR_OK, "ccd_results_contacts");
+    check(n > 0 && contacts != NULL, "query_ccd: no contacts between coincident grids");
+    {
+        uint32_t kept = n;
+        EXPECT(trocar_query_ccd(g_ctx, g_mesh, g_mesh, &def, cres), TROCAR_ERROR_INVALID_ARGUMENT,
+               "query_ccd: the same mesh twice");
+        EXPECT(trocar_query_ccd(g_ctx, g_mesh, other, NULL, cres), TROCAR_ERROR_NULL_POINTER, "query_ccd: NULL def");
+        EXPECT(trocar_query_ccd(g_ctx, g_mesh, other, &def, NULL), TROCAR_ERROR_NULL_POINTER,
+               "query_ccd: NULL results");
+        def.min_separation = -1.0;
+        EXPECT(trocar_query_ccd(g_ctx, g_mesh, other, &def, cres), TROCAR_ERROR_INVALID_ARGUMENT,
+               "query_ccd: negative separation");
+        def = trocar_default_ccd_def();
+        def.internal_value = 0;
+        EXPECT(trocar_query_ccd(g_ctx, g_mesh, other, &def, cres), TROCAR_ERROR_INVALID_ARGUMENT,
+               "query_ccd: def not from trocar_default_ccd_def");
+        def = trocar_default_ccd_def();
+        EXPECT(trocar_mesh_destroy(g_ctx, other), TROCAR_OK, "mesh_destroy: the second grid");
+        EXPECT(trocar_query_ccd(g_ctx, g_mesh, other, &def, cres), TROCAR_ERROR_STALE_HANDLE,
+               "query_ccd: stale mesh id");
+        stale.generation++;
+        EXPECT(trocar_query_ccd(g_ctx, stale, g_mesh, &def, cres), TROCAR_ERROR_STALE_HANDLE,
+               "query_ccd: wrong generation");
+        EXPECT(trocar_ccd_results_contacts(cres, NULL, &n), TROCAR_ERROR_NULL_POINTER,
+               "ccd_results_contacts: NULL out");
+        EXPECT(trocar_ccd_results_contacts(cres, &contacts, &n), TROCAR_OK, "ccd_results_contacts after refusals");
+        check(n == kept, "query_ccd: refused queries changed the results (%u contacts, had %u)", n, kept);
+    }
+    trocar_ccd_results_destroy(cres);
+    trocar_ccd_results_destroy(NULL);
+}
+
 int main(void) {
     TrocarContextDef def = trocar_default_context_def();
 
@@ -753,6 +823,7 @@ int main(void) {
     async_cases();
     pending_cases();
     message_cases();
+    ccd_cases();
     check_untouched("everything");
 
     trocar_results_destroy(g_res);

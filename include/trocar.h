@@ -20,6 +20,14 @@
  *   so the caller may update them meanwhile. If the GPU is lost (driver reset, failed submission) the
  *   call returns TROCAR_ERROR_DEVICE_LOST and the context carries on with the CPU backend: ask again.
  *
+ * Continuous collision detection (Meseure & Chaillou)
+ *   trocar_ccd_vertex_face / trocar_ccd_edge_edge test two primitives moving linearly over a step, in
+ *   double precision, conservatively: "no collision" is proven (coplanarity-cubic filter with
+ *   Shewchuk-style error bounds, then an inclusion search over (t, u, v) with running floating-point
+ *   error bounds); "collision" is proven (Miranda's theorem) or within ~2^-62 of the largest coordinate
+ *   of one, and the time of impact is a lower bound. trocar_query_ccd reports the contacts between two
+ *   meshes over their last position update (see README).
+ *
  * Errors
  *   Every call that can fail returns a TrocarStatus; TROCAR_OK is 0. Out-parameters are written only
  *   on success. trocar_last_error_message gives the calling thread's last failure in words. A
@@ -58,6 +66,11 @@
 #include <stdint.h>
 
 /**
+ * The unused second index of a vertex or triangle feature.
+ */
+#define TROCAR_CCD_NO_INDEX UINT32_MAX
+
+/**
  * Largest coordinate magnitude (and radius) accepted: positions and tools beyond it are refused.
  */
 #define TROCAR_MAX_COORDINATE 1.0e6
@@ -83,6 +96,11 @@
 #define TROCAR_VERSION (((TROCAR_VERSION_MAJOR << 16) | (TROCAR_VERSION_MINOR << 8)) | TROCAR_VERSION_PATCH)
 
 /**
+ * The contacts of the last `trocar_query_ccd` run with it; reused across steps. Opaque.
+ */
+typedef struct TrocarCcdResults TrocarCcdResults;
+
+/**
  * A library context: a backend and its meshes. Opaque.
  */
 typedef struct TrocarContext TrocarContext;
@@ -91,6 +109,84 @@ typedef struct TrocarContext TrocarContext;
  * The hits and feedback polygons of the last query or batch run with it; reused across steps. Opaque.
  */
 typedef struct TrocarResults TrocarResults;
+
+/**
+ * Result of a call: `TROCAR_OK` or one of the `TROCAR_ERROR_*` values.
+ */
+typedef uint32_t TrocarStatus;
+
+/**
+ * Options of `trocar_query_ccd`; get one from `trocar_default_ccd_def()`.
+ */
+typedef struct TrocarCcdDef {
+  /**
+   * Report features that come within this distance (>= 0, finite; 0 by default).
+   */
+  double min_separation;
+  /**
+   * Nonzero (default): also test edges against edges; vertex-face and face-vertex are always tested.
+   */
+  uint32_t edge_edge;
+  /**
+   * Set by `trocar_default_ccd_def`; do not change.
+   */
+  uint32_t internal_value;
+} TrocarCcdDef;
+
+/**
+ * A generational mesh id, passed by value; all-zero is the null id.
+ */
+typedef struct TrocarMeshId {
+  /**
+   * Slot plus one; 0 in the null id.
+   */
+  uint32_t index1;
+  /**
+   * Tag of the owning context.
+   */
+  uint16_t context;
+  /**
+   * Generation of the slot.
+   */
+  uint16_t generation;
+} TrocarMeshId;
+
+/**
+ * Which features of meshes A and B meet (`TROCAR_CCD_*`).
+ */
+typedef uint32_t TrocarCcdKind;
+
+/**
+ * Where and when two features first meet during the step. `#[repr(C)]`: the C API hands out views of the
+ * results' own storage (exported as `TrocarCcdContact`).
+ */
+typedef struct TrocarCcdContact {
+  /**
+   * Lower bound of the first time in [0, 1] at which the features come within the separation distance.
+   */
+  double time_of_impact;
+  /**
+   * The contact point at `time_of_impact` (on A's vertex or edge, B's vertex for face-vertex).
+   */
+  float point[3];
+  /**
+   * Unit direction pushing A off B (the face's normal, or the edges' common normal, on A's side at the
+   * start of the step); zero if undefined (degenerate features).
+   */
+  float normal[3];
+  /**
+   * `TROCAR_CCD_VERTEX_FACE`, `TROCAR_CCD_FACE_VERTEX` or `TROCAR_CCD_EDGE_EDGE`.
+   */
+  TrocarCcdKind kind;
+  /**
+   * A's feature: vertex or triangle index (then `TROCAR_CCD_NO_INDEX`), or an edge's two vertices.
+   */
+  uint32_t feature_a[2];
+  /**
+   * B's feature, as `feature_a`.
+   */
+  uint32_t feature_b[2];
+} TrocarCcdContact;
 
 /**
  * Which backend a context runs on (`TROCAR_BACKEND_*`).
@@ -119,29 +215,6 @@ typedef struct TrocarContextDef {
    */
   uint32_t internal_value;
 } TrocarContextDef;
-
-/**
- * Result of a call: `TROCAR_OK` or one of the `TROCAR_ERROR_*` values.
- */
-typedef uint32_t TrocarStatus;
-
-/**
- * A generational mesh id, passed by value; all-zero is the null id.
- */
-typedef struct TrocarMeshId {
-  /**
-   * Slot plus one; 0 in the null id.
-   */
-  uint32_t index1;
-  /**
-   * Tag of the owning context.
-   */
-  uint16_t context;
-  /**
-   * Generation of the slot.
-   */
-  uint16_t generation;
-} TrocarMeshId;
 
 /**
  * A tool pose: a cylinder of radius `radius` from the entry point `P0` to the tip `P`.
@@ -245,6 +318,21 @@ typedef struct TrocarHit {
 } TrocarHit;
 
 /**
+ * A vertex of A meets a triangle of B: `feature_a = [vertex, NO_INDEX]`, `feature_b = [triangle, NO_INDEX]`.
+ */
+#define TROCAR_CCD_VERTEX_FACE 0
+
+/**
+ * A triangle of A meets a vertex of B: `feature_a = [triangle, NO_INDEX]`, `feature_b = [vertex, NO_INDEX]`.
+ */
+#define TROCAR_CCD_FACE_VERTEX 1
+
+/**
+ * An edge of A meets an edge of B: each feature is the edge's two vertex indices, smaller first.
+ */
+#define TROCAR_CCD_EDGE_EDGE 2
+
+/**
  * The call succeeded.
  */
 #define TROCAR_OK 0
@@ -340,6 +428,88 @@ extern "C" {
  */
 size_t trocar_last_error_message(char *buf,
                                  size_t capacity);
+
+/**
+ * Does a vertex moving linearly come within `min_separation` of a triangle moving (and deforming) linearly
+ * during the step t in [0, 1]? `points`: v, f0, f1, f2 at t = 0, then v, f0, f1, f2 at t = 1 (x, y, z each).
+ *
+ * Conservative: `*out_collides = 0` only if, in exact arithmetic on the given doubles, the vertex stays
+ * farther than `min_separation` (Euclidean) from the triangle for the whole step. `1` comes with
+ * `*out_time_of_impact`, a lower bound of the first time it comes that close; `0` with 1.0. A reported
+ * contact is either proven or within about 2^-62 times the largest coordinate of one (with a separation: the
+ * largest coordinate difference within 1.001·min_separation). Bad input (NULL, NaN/Inf, a negative or
+ * non-finite separation) returns an error and writes nothing.
+ *
+ * # Safety
+ * `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+ */
+TrocarStatus trocar_ccd_vertex_face(const double *points,
+                                    double min_separation,
+                                    double *out_time_of_impact,
+                                    uint32_t *out_collides);
+
+/**
+ * Do two edges moving linearly come within `min_separation` of each other during the step t in [0, 1]?
+ * `points`: a0, a1, b0, b1 at t = 0, then a0, a1, b0, b1 at t = 1. Same guarantee and outputs as
+ * `trocar_ccd_vertex_face`.
+ *
+ * # Safety
+ * `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+ */
+TrocarStatus trocar_ccd_edge_edge(const double *points,
+                                  double min_separation,
+                                  double *out_time_of_impact,
+                                  uint32_t *out_collides);
+
+/**
+ * The default def: no separation, edge-edge tests on.
+ */
+struct TrocarCcdDef trocar_default_ccd_def(void);
+
+/**
+ * Creates an empty results object for `trocar_query_ccd` on `ctx`.
+ *
+ * # Safety
+ * `ctx` must be a live context; `out` NULL or writable.
+ */
+TrocarStatus trocar_ccd_results_create(const struct TrocarContext *ctx,
+                                       struct TrocarCcdResults **out);
+
+/**
+ * Destroys a CCD results object; NULL is a no-op. Views into it become invalid.
+ *
+ * # Safety
+ * `results` must be NULL or a live CCD results object no other thread is using.
+ */
+void trocar_ccd_results_destroy(struct TrocarCcdResults *results);
+
+/**
+ * Every contact between meshes `mesh_a` and `mesh_b` during the step: each vertex moves linearly from its
+ * position before the mesh's last `trocar_mesh_update_positions` (the whole mesh's positions then become
+ * the previous ones, so update each mesh once per step) to its current one. Whole-mesh swept boxes, then
+ * per-primitive swept boxes (sort-and-sweep), then the conservative primitive tests of
+ * `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
+ * On error `results` keeps its previous contents.
+ *
+ * # Safety
+ * `ctx`, `results` live; `def` NULL or valid; `results` used by no other thread.
+ */
+TrocarStatus trocar_query_ccd(const struct TrocarContext *ctx,
+                              struct TrocarMeshId mesh_a,
+                              struct TrocarMeshId mesh_b,
+                              const struct TrocarCcdDef *def,
+                              struct TrocarCcdResults *results);
+
+/**
+ * A view of the contacts of the last `trocar_query_ccd`, sorted by time of impact; NULL with count 0 when
+ * there are none. Valid until the next query into `results` or its destruction.
+ *
+ * # Safety
+ * `results` must be a live CCD results object; out-pointers writable.
+ */
+TrocarStatus trocar_ccd_results_contacts(const struct TrocarCcdResults *results,
+                                         const struct TrocarCcdContact **out_contacts,
+                                         uint32_t *out_count);
 
 /**
  * The default context def: `TROCAR_BACKEND_AUTO`, one CPU thread per core.

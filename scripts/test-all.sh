@@ -69,5 +69,6 @@ step "benchmark smoke runs"
 cargo bench --bench clip_select -- --quick
 # The GPU backend next to the CPU one; with no GPU adapter it says so and measures the CPU only.
 cargo bench --bench gpu_backend -- --quick
+cargo bench --bench ccd -- --quick
 
 step "all tests passed"

@@ -161,6 +161,51 @@ impl Context {
         Results::new(self.tag)
     }
 
+    /// A results object for this context's continuous (mesh-against-mesh) queries.
+    pub fn create_ccd_results(&self) -> crate::ccd::CcdResults {
+        crate::ccd::CcdResults::new(self.tag)
+    }
+
+    /// Every contact between meshes `a` and `b` while both move linearly from their positions before their
+    /// last update to their current ones (Meseure & Chaillou), sorted by time, into `results`. A refused query
+    /// (bad ids, the same mesh twice, a bad separation) leaves `results` as it was.
+    pub fn query_ccd(
+        &self,
+        a: MeshId,
+        b: MeshId,
+        def: &crate::ccd::CcdDef,
+        results: &mut crate::ccd::CcdResults,
+    ) -> Result<()> {
+        if results.context != self.tag {
+            return Err(Error::invalid("results object belongs to another context"));
+        }
+        crate::ccd::check_separation(def.min_separation)?;
+        let table = self.meshes.table();
+        let slot_a = table
+            .resolve(a)
+            .map_err(|e| Error::new(e.kind, format!("mesh a: {}", e.message)))?;
+        let slot_b = table
+            .resolve(b)
+            .map_err(|e| Error::new(e.kind, format!("mesh b: {}", e.message)))?;
+        if slot_a == slot_b {
+            return Err(Error::invalid(
+                "mesh a and mesh b are the same mesh (self-collision is not supported)",
+            ));
+        }
+        // Two mesh locks: always taken in slot order, as the GPU batch does, so that two queries on the same
+        // pair from different threads cannot deadlock against a writer.
+        let (first, second) = (slot_a.min(slot_b), slot_a.max(slot_b));
+        let lock_first = table.slot(first).read();
+        let lock_second = table.slot(second).read();
+        let (mesh_a, mesh_b) = if slot_a < slot_b {
+            (&*lock_first, &*lock_second)
+        } else {
+            (&*lock_second, &*lock_first)
+        };
+        results.run(mesh_a, mesh_b, def);
+        Ok(())
+    }
+
     /// Tag identifying this context in ids and results.
     pub fn tag(&self) -> u16 {
         self.tag

@@ -9,6 +9,7 @@
 //! results) → `ffi` (the C ABI: the only `unsafe` and the only C types).
 
 pub mod backend;
+pub mod ccd;
 pub mod context;
 pub mod error;
 pub mod ffi;

@@ -40,6 +40,9 @@ pub struct Mesh {
     ys: Vec<f32>,
     zs: Vec<f32>,
     triangles: Vec<[u32; 3]>,
+    /// Positions before the last accepted `update_positions` (equal to the current ones until then): the start
+    /// of the step for continuous collision detection.
+    previous: [Vec<f32>; 3],
     /// Bumped by every accepted change, so an in-flight GPU batch can tell whether the mesh moved under it.
     version: u64,
 }
@@ -60,6 +63,10 @@ impl Mesh {
             mesh.zs.push(p[2]);
         }
         mesh.triangles.extend_from_slice(triangles);
+        for (k, axis) in [&mesh.xs, &mesh.ys, &mesh.zs].into_iter().enumerate() {
+            reserve(&mut mesh.previous[k], positions.len(), "previous positions")?;
+            mesh.previous[k].extend_from_slice(axis);
+        }
         Ok(mesh)
     }
 
@@ -81,6 +88,22 @@ impl Mesh {
     /// The x, y and z coordinate arrays.
     pub fn coordinates(&self) -> (&[f32], &[f32], &[f32]) {
         (&self.xs, &self.ys, &self.zs)
+    }
+
+    /// The x, y and z coordinate arrays before the last position update (the start of the current step).
+    pub fn previous_coordinates(&self) -> (&[f32], &[f32], &[f32]) {
+        (&self.previous[0], &self.previous[1], &self.previous[2])
+    }
+
+    /// Position of vertex `i` before the last position update.
+    #[inline]
+    pub fn previous_position(&self, i: u32) -> Vec3 {
+        let i = i as usize;
+        Vec3::new(
+            self.previous[0][i],
+            self.previous[1][i],
+            self.previous[2][i],
+        )
     }
 
     /// Counts accepted changes: equal versions of one mesh mean equal contents.
@@ -114,6 +137,11 @@ impl Mesh {
             )));
         };
         check_positions(positions, first)?;
+        // The whole mesh's positions become the previous ones (copied into storage sized at creation: no
+        // allocation), so vertices this update leaves alone stand still over the step.
+        self.previous[0].copy_from_slice(&self.xs);
+        self.previous[1].copy_from_slice(&self.ys);
+        self.previous[2].copy_from_slice(&self.zs);
         for (k, p) in (first..end).zip(positions) {
             self.xs[k] = p[0];
             self.ys[k] = p[1];
@@ -194,5 +222,9 @@ mod tests {
         m.update_positions(2, &[[5.0, 5.0, 5.0]]).unwrap();
         assert_eq!(m.position(2), Vec3::splat(5.0));
         assert_eq!(m.version(), 1);
+        assert_eq!(m.previous_position(2), Vec3::new(1.0, 1.0, 0.0));
+        m.update_positions(0, &[[0.5, 0.0, 0.0]]).unwrap();
+        assert_eq!(m.previous_position(2), Vec3::splat(5.0));
+        assert_eq!(m.previous_position(0), Vec3::ZERO);
     }
 }

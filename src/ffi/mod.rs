@@ -6,6 +6,7 @@
 //! ids passed by value; contexts and results are opaque pointers.
 
 pub mod boundary;
+pub mod ccd;
 pub mod context;
 pub mod mesh;
 pub mod pointers;

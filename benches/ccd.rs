@@ -1,0 +1,305 @@
+//! Continuous collision detection cost.
+//!
+//! `cargo bench --bench ccd` prints two Markdown tables:
+//! - the primitive tests (`trocar::ccd::vertex_face` / `edge_edge`) on every query of the shared CCD samples
+//!   (`../shared/data/ccd/`), one thread: queries per second, and the false negatives / positives against the
+//!   files' exact ground truth;
+//! - one mesh-against-mesh step (`Context::query_ccd`): the liver against a tool mesh swept through it, and
+//!   against a second, deforming liver pressed into it, with the sort-and-sweep broadphase next to the
+//!   brute-force all-pairs swept-box reference in the same run (same contacts required), and the ratio.
+//!
+//! `-- --quick` (or `TROCAR_BENCH_QUICK=1`): a few iterations, a smoke test.
+
+mod common;
+
+use common::{format_time, machine, median_p90, quick_mode, seconds};
+use glam::{Vec3, vec3};
+use std::path::PathBuf;
+use std::time::Instant;
+use trocar::ccd::{CcdDef, Impact, edge_edge, vertex_face};
+use trocar::{BackendKind, Context, ContextDef};
+
+type Test = fn(&[[f64; 3]; 8], f64) -> Option<Impact>;
+
+fn load(name: &str) -> Vec<([[f64; 3]; 8], bool)> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/ccd")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (../shared must sit beside the checkout)",
+            path.display()
+        )
+    });
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|line| {
+            let v: Vec<f64> = line.split(',').map(|x| x.trim().parse().unwrap()).collect();
+            let mut p = [[0.0; 3]; 8];
+            for (k, c) in v[..24].iter().enumerate() {
+                p[k / 3][k % 3] = *c;
+            }
+            (p, v[24] == 1.0)
+        })
+        .collect()
+}
+
+/// Queries per second over the file (median of rounds), false negatives, false positives.
+fn primitive_row(name: &str, test: Test, quick: bool) -> (usize, f64, usize, usize) {
+    let queries = load(name);
+    let (mut fneg, mut fpos) = (0, 0);
+    for (p, truth) in &queries {
+        match (test(p, 0.0).is_some(), *truth) {
+            (false, true) => fneg += 1,
+            (true, false) => fpos += 1,
+            _ => {}
+        }
+    }
+    let rounds = if quick { 3 } else { 11 };
+    let repeat = if quick { 1 } else { 5 };
+    let mut rates = Vec::new();
+    for _ in 0..rounds {
+        let start = Instant::now();
+        let mut found = 0usize;
+        for _ in 0..repeat {
+            for (p, _) in &queries {
+                found +=
+                    usize::from(std::hint::black_box(test(std::hint::black_box(p), 0.0)).is_some());
+            }
+        }
+        std::hint::black_box(found);
+        rates.push((queries.len() * repeat) as f64 / seconds(start, Instant::now()));
+    }
+    let (median, _) = median_p90(&mut rates);
+    (queries.len(), median, fneg, fpos)
+}
+
+/// A closed cylinder of `radius` along `axis` from `base`, `n` segments.
+fn cylinder(base: Vec3, axis: Vec3, radius: f32, n: u32) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let w = axis.normalize();
+    let u = w.any_orthonormal_vector();
+    let v = w.cross(u);
+    let mut p = Vec::new();
+    for end in [base, base + axis] {
+        for k in 0..n {
+            let a = k as f32 / n as f32 * std::f32::consts::TAU;
+            p.push((end + radius * (a.cos() * u + a.sin() * v)).to_array());
+        }
+    }
+    p.push(base.to_array());
+    p.push((base + axis).to_array());
+    let (c0, c1) = (2 * n, 2 * n + 1);
+    let mut t = Vec::new();
+    for k in 0..n {
+        let j = (k + 1) % n;
+        t.extend_from_slice(&[
+            [k, j, n + j],
+            [k, n + j, n + k],
+            [c0, j, k],
+            [c1, n + k, n + j],
+        ]);
+    }
+    (p, t)
+}
+
+fn moved(p: &[[f32; 3]], by: Vec3) -> Vec<[f32; 3]> {
+    p.iter().map(|&x| (Vec3::from(x) + by).to_array()).collect()
+}
+
+/// Both meshes' positions after step k.
+type StepPositions = dyn Fn(usize) -> (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
+/// A scene's step: `a` and `b` created, then `step(k)` gives both meshes' new positions for step k.
+struct Scene {
+    name: &'static str,
+    triangles: (usize, usize),
+    ctx: Context,
+    a: trocar::MeshId,
+    b: trocar::MeshId,
+    positions: Box<StepPositions>,
+    /// Both meshes' positions at creation.
+    start: (Vec<[f32; 3]>, Vec<[f32; 3]>),
+}
+
+/// Median and p90 step times of sort-and-sweep and brute force, and the most contacts / candidate pairs of a
+/// step.
+fn mesh_rows(scene: &Scene, quick: bool) -> [(f64, f64, usize, usize); 2] {
+    let steps = if quick { 2 } else { 12 };
+    let mut out = [(0.0, 0.0, 0, 0); 2];
+    let mut results = scene.ctx.create_ccd_results();
+    let mut reference = scene.ctx.create_ccd_results();
+    for (k, brute_force) in [false, true].into_iter().enumerate() {
+        let def = CcdDef {
+            brute_force,
+            ..Default::default()
+        };
+        // Both passes start from the scene at rest: the start positions, set twice, so nothing moves yet.
+        for _ in 0..2 {
+            scene
+                .ctx
+                .update_positions(scene.a, 0, &scene.start.0)
+                .unwrap();
+            scene
+                .ctx
+                .update_positions(scene.b, 0, &scene.start.1)
+                .unwrap();
+        }
+        let mut times = Vec::new();
+        let (mut contacts, mut candidates) = (0, 0);
+        for step in 0..steps {
+            let (pa, pb) = (scene.positions)(step);
+            scene.ctx.update_positions(scene.a, 0, &pa).unwrap();
+            scene.ctx.update_positions(scene.b, 0, &pb).unwrap();
+            let start = Instant::now();
+            scene
+                .ctx
+                .query_ccd(scene.a, scene.b, &def, &mut results)
+                .unwrap();
+            times.push(seconds(start, Instant::now()));
+            contacts = contacts.max(results.stats().contacts);
+            candidates = candidates.max(results.stats().candidates);
+            if brute_force {
+                let plain = CcdDef::default();
+                scene
+                    .ctx
+                    .query_ccd(scene.a, scene.b, &plain, &mut reference)
+                    .unwrap();
+                assert_eq!(
+                    results.contacts(),
+                    reference.contacts(),
+                    "{}: culling disagrees",
+                    scene.name
+                );
+            }
+        }
+        let (median, p90) = median_p90(&mut times);
+        out[k] = (median, p90, contacts, candidates);
+    }
+    out
+}
+
+fn main() {
+    let quick = quick_mode();
+    println!("## Primitive tests on the shared CCD samples (one thread, min_separation 0)\n");
+    println!("| file | queries | Mqueries/s | false negatives | false positives |");
+    println!("|---|---:|---:|---:|---:|");
+    let files: [(&str, Test); 6] = [
+        ("unit-tests--vertex-face.csv", vertex_face),
+        ("unit-tests--edge-edge.csv", edge_edge),
+        ("erleben-cube-cliff-edges--vertex-face.csv", vertex_face),
+        ("erleben-cube-cliff-edges--edge-edge.csv", edge_edge),
+        ("erleben-sliding-spike--vertex-face.csv", vertex_face),
+        ("erleben-sliding-spike--edge-edge.csv", edge_edge),
+    ];
+    let (mut total, mut time) = (0usize, 0.0f64);
+    for (name, test) in files {
+        let (n, rate, fneg, fpos) = primitive_row(name, test, quick);
+        total += n;
+        time += n as f64 / rate;
+        println!(
+            "| {name} | {n} | {:.2} | {fneg} | {fpos} ({:.1} %) |",
+            rate / 1e6,
+            100.0 * fpos as f64 / n as f64
+        );
+    }
+    println!(
+        "| all files | {total} | {:.2} | | |\n",
+        total as f64 / time / 1e6
+    );
+
+    let ctx_def = ContextDef {
+        backend: BackendKind::Cpu,
+        cpu_threads: 1,
+        allow_software_gpu: false,
+    };
+    let (liver_p, liver_t) =
+        trocar::obj::load_obj(common::liver_path()).expect("the shared liver mesh");
+    let (lo, hi) = common::bounds(&liver_p);
+    let center = (lo + hi) / 2.0;
+    let mut scenes = Vec::new();
+    {
+        // A 5 mm tool (16-sided cylinder, 10 cm) pushed 1.5 cm per step along x through the liver's middle.
+        let ctx = Context::new(&ctx_def).unwrap();
+        let (tp, tt) = cylinder(
+            center + vec3(-6.0, 0.0, 0.0),
+            vec3(-10.0, 0.0, 0.0),
+            0.25,
+            16,
+        );
+        let a = ctx.create_mesh(&tp, &tt).unwrap();
+        let b = ctx.create_mesh(&liver_p, &liver_t).unwrap();
+        let still = liver_p.clone();
+        let start = (tp.clone(), liver_p.clone());
+        scenes.push(Scene {
+            start,
+            name: "liver vs tool",
+            triangles: (tt.len(), liver_t.len()),
+            ctx,
+            a,
+            b,
+            positions: Box::new(move |k| {
+                (
+                    moved(&tp, vec3(1.5 * (k + 1) as f32, 0.0, 0.0)),
+                    still.clone(),
+                )
+            }),
+        });
+    }
+    {
+        // A second liver, shifted by a fifth of the liver's size and breathing (±1 %), pressed 2 mm per step.
+        let ctx = Context::new(&ctx_def).unwrap();
+        let size = hi - lo;
+        let shift = size * 0.2;
+        let other: Vec<[f32; 3]> = moved(&liver_p, shift);
+        let a = ctx.create_mesh(&other, &liver_t).unwrap();
+        let b = ctx.create_mesh(&liver_p, &liver_t).unwrap();
+        let base = liver_p.clone();
+        let start = (other.clone(), liver_p.clone());
+        scenes.push(Scene {
+            start,
+            name: "liver vs liver",
+            triangles: (liver_t.len(), liver_t.len()),
+            ctx,
+            a,
+            b,
+            positions: Box::new(move |k| {
+                let s = 1.0 + 0.01 * (k as f32 * 0.7).sin();
+                let pa = other
+                    .iter()
+                    .map(|&p| {
+                        (center + shift + (Vec3::from(p) - center - shift) * s
+                            - shift * 0.02 * k as f32)
+                            .to_array()
+                    })
+                    .collect();
+                (pa, base.clone())
+            }),
+        });
+    }
+    println!("## Mesh-against-mesh step (one thread; median and p90 of the steps)\n");
+    println!(
+        "| scene | triangles | culling | median | p90 | candidate pairs (max) | contacts (max) | speed-up |"
+    );
+    println!("|---|---|---|---:|---:|---:|---:|---:|");
+    for scene in &scenes {
+        let [sweep, brute] = mesh_rows(scene, quick);
+        for ((median, p90, contacts, candidates), label) in
+            [(sweep, "sort-and-sweep"), (brute, "all pairs (reference)")]
+        {
+            println!(
+                "| {} | {} + {} | {label} | {} | {} | {candidates} | {contacts} | {} |",
+                scene.name,
+                scene.triangles.0,
+                scene.triangles.1,
+                format_time(median),
+                format_time(p90),
+                if label == "sort-and-sweep" {
+                    format!("{:.1}×", brute.0 / median)
+                } else {
+                    "1×".into()
+                }
+            );
+        }
+    }
+    println!("\nmachine: {}", machine());
+}

@@ -1,0 +1,289 @@
+//! The mesh-against-mesh continuous query: every contact between two meshes moving (and deforming) linearly
+//! from their previous positions to their current ones, culled by the swept-box test for the whole meshes,
+//! then per primitive (sort-and-sweep), then decided by the exact primitive tests.
+
+use super::broadphase::{SweepScratch, all_pairs, sweep_pairs};
+use super::contact::{
+    CcdContact, TROCAR_CCD_EDGE_EDGE, TROCAR_CCD_FACE_VERTEX, TROCAR_CCD_NO_INDEX,
+    TROCAR_CCD_VERTEX_FACE,
+};
+use super::swept_box::{SweptBox, margin, overlap_interval};
+use super::{Impact, edge_edge, vertex_face};
+use crate::mesh::Mesh;
+use glam::DVec3;
+
+/// Options of a mesh-against-mesh query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CcdDef {
+    /// Report features that come within this distance (≥ 0, finite).
+    pub min_separation: f64,
+    /// Also test edges against edges (the paper's figure 5: without them a cube can fall through a plane's
+    /// edge); vertex-face and face-vertex are always tested.
+    pub edge_edge: bool,
+    /// Per-primitive culling: sort-and-sweep (default) or the brute-force all-pairs reference.
+    pub brute_force: bool,
+}
+
+impl Default for CcdDef {
+    fn default() -> Self {
+        Self {
+            min_separation: 0.0,
+            edge_edge: true,
+            brute_force: false,
+        }
+    }
+}
+
+/// Per-query storage reused across steps: primitive boxes, edge lists, candidate pairs, the sweep's arrays.
+#[derive(Clone, Debug, Default)]
+pub struct CcdScratch {
+    boxes: [[Vec<SweptBox>; 3]; 2],
+    edges: [Vec<[u32; 2]>; 2],
+    pairs: Vec<(u32, u32)>,
+    sweep: SweepScratch,
+}
+
+/// Counts of the last query's stages, for tests and benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CcdStats {
+    /// Primitive pairs left by the per-primitive swept-box culling.
+    pub candidates: usize,
+    /// Contacts found.
+    pub contacts: usize,
+}
+
+/// The unique edges of `triangles`, as sorted vertex pairs, into `out`.
+fn edges_of(triangles: &[[u32; 3]], out: &mut Vec<[u32; 2]>) {
+    out.clear();
+    for t in triangles {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            out.push([a.min(b), a.max(b)]);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+}
+
+/// A mesh's vertex at the start (`previous`) and end of the step, in `f64` (exact from `f32`).
+fn vertex(m: &Mesh, i: u32) -> (DVec3, DVec3) {
+    (m.previous_position(i).as_dvec3(), m.position(i).as_dvec3())
+}
+
+fn point_pair(m: &Mesh, i: u32) -> ([f32; 3], [f32; 3]) {
+    (m.previous_position(i).to_array(), m.position(i).to_array())
+}
+
+/// Fills the swept boxes of a mesh's vertices, triangles and edges.
+fn primitive_boxes(m: &Mesh, edges: &[[u32; 2]], boxes: &mut [Vec<SweptBox>; 3]) {
+    boxes.iter_mut().for_each(Vec::clear);
+    boxes[0].extend((0..m.vertex_count() as u32).map(|i| SweptBox::of_points([point_pair(m, i)])));
+    boxes[1].extend(
+        m.triangles()
+            .iter()
+            .map(|t| SweptBox::of_points(t.map(|i| point_pair(m, i)))),
+    );
+    boxes[2].extend(
+        edges
+            .iter()
+            .map(|e| SweptBox::of_points(e.map(|i| point_pair(m, i)))),
+    );
+}
+
+/// The whole mesh's swept box.
+fn mesh_box(m: &Mesh) -> SweptBox {
+    SweptBox::of_points((0..m.vertex_count() as u32).map(|i| point_pair(m, i)))
+}
+
+/// The eight points of a primitive test, start of the step first.
+fn points(start: [DVec3; 4], end: [DVec3; 4]) -> [[f64; 3]; 8] {
+    let mut p = [[0.0; 3]; 8];
+    for k in 0..4 {
+        p[k] = start[k].to_array();
+        p[k + 4] = end[k].to_array();
+    }
+    p
+}
+
+fn lerp(a: (DVec3, DVec3), t: f64) -> DVec3 {
+    a.0 + (a.1 - a.0) * t
+}
+
+/// `n` normalized and turned towards `side` (zero when undefined).
+fn facing(n: DVec3, side: DVec3) -> [f32; 3] {
+    let n = n.normalize_or_zero();
+    let n = if n.dot(side) < 0.0 { -n } else { n };
+    n.as_vec3().to_array()
+}
+
+/// Vertex `v` of `mv` against triangle `tri` of `mf`; the contact's normal points from the face to the vertex.
+fn vertex_against_face(
+    mv: &Mesh,
+    v: u32,
+    mf: &Mesh,
+    tri: u32,
+    separation: f64,
+) -> Option<(Impact, DVec3, [f32; 3])> {
+    let p = vertex(mv, v);
+    let [a, b, c] = mf.triangles()[tri as usize].map(|i| vertex(mf, i));
+    let hit = vertex_face(
+        &points([p.0, a.0, b.0, c.0], [p.1, a.1, b.1, c.1]),
+        separation,
+    )?;
+    let t = hit.time;
+    let (at, bt, ct, pt) = (lerp(a, t), lerp(b, t), lerp(c, t), lerp(p, t));
+    let n = (bt - at).cross(ct - at);
+    // The side the vertex came from: its start position against the face at the start.
+    let n0 = (b.0 - a.0).cross(c.0 - a.0);
+    let side = if (p.0 - a.0).dot(n0) < 0.0 { -n } else { n };
+    Some((hit, pt, facing(side, side)))
+}
+
+/// Runs the query: contacts between `a` and `b` over the step, sorted by time of impact, into `out`.
+pub fn query(
+    a: &Mesh,
+    b: &Mesh,
+    def: &CcdDef,
+    scratch: &mut CcdScratch,
+    out: &mut Vec<CcdContact>,
+) -> CcdStats {
+    out.clear();
+    let mut stats = CcdStats::default();
+    let (box_a, box_b) = (mesh_box(a), mesh_box(b));
+    let magnitude = f64::from(box_a.magnitude().max(box_b.magnitude()));
+    let margin = margin(def.min_separation, magnitude);
+    // The paper's whole-body test first: most pairs of bodies end here.
+    if a.vertex_count() == 0
+        || b.vertex_count() == 0
+        || overlap_interval(&box_a, &box_b, margin).is_none()
+    {
+        return stats;
+    }
+    let CcdScratch {
+        boxes,
+        edges,
+        pairs,
+        sweep,
+    } = scratch;
+    let [boxes_a, boxes_b] = boxes;
+    edges_of(a.triangles(), &mut edges[0]);
+    edges_of(b.triangles(), &mut edges[1]);
+    primitive_boxes(a, &edges[0], boxes_a);
+    primitive_boxes(b, &edges[1], boxes_b);
+    let mut candidates = |x: &[SweptBox], y: &[SweptBox], pairs: &mut Vec<(u32, u32)>| {
+        pairs.clear();
+        if def.brute_force {
+            all_pairs(x, y, margin, pairs);
+        } else {
+            sweep_pairs(x, y, margin, sweep, pairs);
+        }
+    };
+    let separation = def.min_separation;
+
+    // Vertices of A against faces of B.
+    candidates(&boxes_a[0], &boxes_b[1], pairs);
+    stats.candidates += pairs.len();
+    for &(v, tri) in pairs.iter() {
+        if let Some((hit, point, normal)) = vertex_against_face(a, v, b, tri, separation) {
+            out.push(CcdContact {
+                time_of_impact: hit.time,
+                point: point.as_vec3().to_array(),
+                normal,
+                kind: TROCAR_CCD_VERTEX_FACE,
+                feature_a: [v, TROCAR_CCD_NO_INDEX],
+                feature_b: [tri, TROCAR_CCD_NO_INDEX],
+            });
+        }
+    }
+    // Faces of A against vertices of B: the same test, the normal turned to push A off B.
+    candidates(&boxes_a[1], &boxes_b[0], pairs);
+    stats.candidates += pairs.len();
+    for &(tri, v) in pairs.iter() {
+        if let Some((hit, point, normal)) = vertex_against_face(b, v, a, tri, separation) {
+            out.push(CcdContact {
+                time_of_impact: hit.time,
+                point: point.as_vec3().to_array(),
+                normal: normal.map(|x| -x),
+                kind: TROCAR_CCD_FACE_VERTEX,
+                feature_a: [tri, TROCAR_CCD_NO_INDEX],
+                feature_b: [v, TROCAR_CCD_NO_INDEX],
+            });
+        }
+    }
+    if def.edge_edge {
+        candidates(&boxes_a[2], &boxes_b[2], pairs);
+        stats.candidates += pairs.len();
+        for &(i, j) in pairs.iter() {
+            let [a0, a1] = edges[0][i as usize].map(|k| vertex(a, k));
+            let [b0, b1] = edges[1][j as usize].map(|k| vertex(b, k));
+            let q = points([a0.0, a1.0, b0.0, b1.0], [a0.1, a1.1, b0.1, b1.1]);
+            if let Some(hit) = edge_edge(&q, separation) {
+                let t = hit.time;
+                let pa = lerp(a0, t) + (lerp(a1, t) - lerp(a0, t)) * hit.u;
+                let pb = lerp(b0, t) + (lerp(b1, t) - lerp(b0, t)) * hit.v;
+                let n = (lerp(a1, t) - lerp(a0, t)).cross(lerp(b1, t) - lerp(b0, t));
+                // A's side at the start: the start points at the same edge parameters.
+                let start_a = a0.0 + (a1.0 - a0.0) * hit.u;
+                let start_b = b0.0 + (b1.0 - b0.0) * hit.v;
+                let n = if n.length_squared() > 0.0 {
+                    n
+                } else {
+                    start_a - start_b
+                };
+                out.push(CcdContact {
+                    time_of_impact: t,
+                    point: ((pa + pb) * 0.5).as_vec3().to_array(),
+                    normal: facing(n, start_a - start_b),
+                    kind: TROCAR_CCD_EDGE_EDGE,
+                    feature_a: edges[0][i as usize],
+                    feature_b: edges[1][j as usize],
+                });
+            }
+        }
+    }
+    out.sort_by(|x, y| {
+        x.time_of_impact
+            .total_cmp(&y.time_of_impact)
+            .then(x.kind.cmp(&y.kind))
+            .then(x.feature_a.cmp(&y.feature_a))
+            .then(x.feature_b.cmp(&y.feature_b))
+    });
+    stats.contacts = out.len();
+    stats
+}
+
+/// The contacts of the last mesh-against-mesh query, and the storage reused by the next one.
+#[derive(Debug)]
+pub struct CcdResults {
+    pub(crate) context: u16,
+    contacts: Vec<CcdContact>,
+    scratch: CcdScratch,
+    stats: CcdStats,
+}
+
+impl CcdResults {
+    /// An empty results object for the context tagged `context`.
+    pub(crate) fn new(context: u16) -> Self {
+        Self {
+            context,
+            contacts: Vec::new(),
+            scratch: CcdScratch::default(),
+            stats: CcdStats::default(),
+        }
+    }
+
+    /// The contacts, sorted by time of impact.
+    pub fn contacts(&self) -> &[CcdContact] {
+        &self.contacts
+    }
+
+    /// Counts of the last query's stages.
+    pub fn stats(&self) -> CcdStats {
+        self.stats
+    }
+
+    /// Runs [`query`] into this object.
+    pub(crate) fn run(&mut self, a: &Mesh, b: &Mesh, def: &CcdDef) {
+        self.stats = query(a, b, def, &mut self.scratch, &mut self.contacts);
+    }
+}

@@ -1,0 +1,171 @@
+//! Continuous collision detection between moving polyhedra (Meseure & Chaillou): conservative vertex-face and
+//! edge-edge tests, the swept-box ("4D trapezoid") broadphase, and the mesh-against-mesh query over a step.
+//!
+//! Every position moves linearly from its place before the step (t = 0) to its place after it (t = 1); rigid
+//! bodies are the special case, with no precomputation for either.
+
+pub mod broadphase;
+pub mod contact;
+pub mod coplanarity;
+pub mod edge_edge;
+pub mod inclusion;
+pub mod mesh_pair;
+pub mod swept_box;
+pub mod vertex_face;
+
+pub use contact::CcdContact;
+pub use mesh_pair::{CcdDef, CcdResults, CcdScratch, CcdStats};
+
+pub use edge_edge::edge_edge;
+pub use vertex_face::vertex_face;
+
+use crate::error::{Error, Result};
+
+/// Where two primitives first meet during the step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Impact {
+    /// Lower bound of the first time in [0, 1] at which they come within the separation distance.
+    pub time: f64,
+    /// Vertex-face: barycentric coordinate along f1 - f0; edge-edge: parameter along edge A.
+    pub u: f64,
+    /// Vertex-face: barycentric coordinate along f2 - f0; edge-edge: parameter along edge B.
+    pub v: f64,
+}
+
+/// Refuses a separation distance the tests are not defined for (negative, NaN or infinite).
+pub fn check_separation(min_separation: f64) -> Result<()> {
+    if min_separation.is_finite() && min_separation >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "min_separation must be finite and >= 0, got {min_separation}"
+        )))
+    }
+}
+
+/// Refuses what the primitive tests are not defined for: non-finite coordinates, and a separation distance
+/// that is negative, NaN or infinite.
+pub fn check_query(points: &[[f64; 3]; 8], min_separation: f64) -> Result<()> {
+    if let Some(i) = points.iter().position(|p| p.iter().any(|c| !c.is_finite())) {
+        return Err(Error::invalid(format!(
+            "point {i} has a non-finite coordinate: {:?}",
+            points[i]
+        )));
+    }
+    check_separation(min_separation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A vertex falling through the middle of a fixed horizontal triangle at t = 0.5.
+    fn falling_vertex(x: f64, z: f64) -> [[f64; 3]; 8] {
+        let face = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+        [
+            [x, 1.0, z],
+            face[0],
+            face[1],
+            face[2],
+            [x, -1.0, z],
+            face[0],
+            face[1],
+            face[2],
+        ]
+    }
+
+    #[test]
+    fn vertex_through_face_is_found_at_a_lower_bound_of_its_time() {
+        let hit = vertex_face(&falling_vertex(0.25, 0.25), 0.0).expect("crosses the face");
+        assert!(hit.time <= 0.5 && hit.time > 0.5 - 1e-6, "{hit:?}");
+        assert!(
+            (hit.u - 0.25).abs() < 1e-6 && (hit.v - 0.25).abs() < 1e-6,
+            "{hit:?}"
+        );
+        // Beside the face (x + z > 1): no contact, however close.
+        assert_eq!(vertex_face(&falling_vertex(0.5, 0.5 + 1e-12), 0.0), None);
+        assert!(vertex_face(&falling_vertex(0.5, 0.5), 0.0).is_some());
+    }
+
+    #[test]
+    fn separation_reports_near_misses_early() {
+        let beside = falling_vertex(0.6, 0.6);
+        assert_eq!(vertex_face(&beside, 0.0), None);
+        // 0.2/√2 ≈ 0.141 from the hypotenuse (0.1 in each of x and z): within 0.15, never within 0.05.
+        assert!(vertex_face(&beside, 0.15).is_some());
+        assert_eq!(vertex_face(&beside, 0.05), None);
+        // With a separation the contact starts before the plane is reached: y = 0.2 at t = 0.4.
+        let hit = vertex_face(&falling_vertex(0.25, 0.25), 0.2).unwrap();
+        assert!(hit.time <= 0.4 && hit.time > 0.4 - 1e-3, "{hit:?}");
+    }
+
+    #[test]
+    fn crossing_edges_meet_and_parallel_ones_do_not() {
+        // Edge A along x at y = 1 falling to y = -1; edge B along z at y = 0: they cross at t = 0.5.
+        let a = |y: f64| [[-1.0, y, 0.0], [1.0, y, 0.0]];
+        let b = [[0.0, 0.0, -1.0], [0.0, 0.0, 1.0]];
+        let q = [
+            a(1.0)[0],
+            a(1.0)[1],
+            b[0],
+            b[1],
+            a(-1.0)[0],
+            a(-1.0)[1],
+            b[0],
+            b[1],
+        ];
+        let hit = edge_edge(&q, 0.0).unwrap();
+        assert!(hit.time <= 0.5 && hit.time > 0.5 - 1e-6, "{hit:?}");
+        assert!((hit.u - 0.5).abs() < 1e-6 && (hit.v - 0.5).abs() < 1e-6);
+        // B shifted past A's end: misses.
+        let b2 = [[2.0, 0.0, -1.0], [2.0, 0.0, 1.0]];
+        let q2 = [
+            a(1.0)[0],
+            a(1.0)[1],
+            b2[0],
+            b2[1],
+            a(-1.0)[0],
+            a(-1.0)[1],
+            b2[0],
+            b2[1],
+        ];
+        assert_eq!(edge_edge(&q2, 0.0), None);
+        // Parallel edges sliding past each other 1e-9 apart never touch.
+        let c = |x: f64| [[x, 1e-9, 0.0], [x + 1.0, 1e-9, 0.0]];
+        let d = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]];
+        let q3 = [
+            c(-2.0)[0],
+            c(-2.0)[1],
+            d[0],
+            d[1],
+            c(2.0)[0],
+            c(2.0)[1],
+            d[0],
+            d[1],
+        ];
+        assert_eq!(edge_edge(&q3, 0.0), None);
+        assert!(edge_edge(&q3, 1e-8).is_some());
+    }
+
+    #[test]
+    fn scale_does_not_change_the_answer() {
+        for k in [-40, -3, 0, 7, 60] {
+            let s = 2f64.powi(k);
+            let scaled = falling_vertex(0.25, 0.25).map(|p| p.map(|x| x * s));
+            assert!(vertex_face(&scaled, 0.0).is_some(), "2^{k}");
+            let beside = falling_vertex(0.5, 0.5 + 1e-12).map(|p| p.map(|x| x * s));
+            assert_eq!(vertex_face(&beside, 0.0), None, "2^{k}");
+        }
+    }
+
+    #[test]
+    fn bad_input_is_refused() {
+        let mut q = falling_vertex(0.25, 0.25);
+        assert!(check_query(&q, 0.0).is_ok());
+        assert!(check_query(&q, -1.0).is_err());
+        assert!(check_query(&q, f64::NAN).is_err());
+        assert!(check_query(&q, f64::INFINITY).is_err());
+        q[3][1] = f64::NAN;
+        assert!(check_query(&q, 0.0).is_err());
+    }
+}

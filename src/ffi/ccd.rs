@@ -1,0 +1,275 @@
+//! Continuous collision detection in the C API: the primitive vertex-face and edge-edge tests.
+
+use super::boundary::run;
+use super::pointers::{as_ref, check_out, write};
+use super::status::TrocarStatus;
+use crate::ccd::{Impact, check_query};
+use crate::error::Result;
+
+/// Runs one primitive test on 24 doubles from C and writes its two answers.
+///
+/// # Safety
+/// `points` NULL or 24 readable doubles; out-pointers NULL or writable.
+unsafe fn primitive(
+    test: fn(&[[f64; 3]; 8], f64) -> Option<Impact>,
+    points: *const f64,
+    min_separation: f64,
+    out_time_of_impact: *mut f64,
+    out_collides: *mut u32,
+) -> Result<()> {
+    // SAFETY: forwarded contract; `[[f64; 3]; 8]` has the layout and alignment of 24 doubles.
+    let points = unsafe { as_ref(points.cast::<[[f64; 3]; 8]>(), "points") }?;
+    check_out(out_time_of_impact, "out_time_of_impact")?;
+    check_out(out_collides, "out_collides")?;
+    check_query(points, min_separation)?;
+    let impact = test(points, min_separation);
+    // SAFETY: both checked non-NULL.
+    unsafe {
+        write(
+            out_time_of_impact,
+            impact.map_or(1.0, |i| i.time),
+            "out_time_of_impact",
+        )?;
+        write(out_collides, u32::from(impact.is_some()), "out_collides")
+    }
+}
+
+/// Does a vertex moving linearly come within `min_separation` of a triangle moving (and deforming) linearly
+/// during the step t in [0, 1]? `points`: v, f0, f1, f2 at t = 0, then v, f0, f1, f2 at t = 1 (x, y, z each).
+///
+/// Conservative: `*out_collides = 0` only if, in exact arithmetic on the given doubles, the vertex stays
+/// farther than `min_separation` (Euclidean) from the triangle for the whole step. `1` comes with
+/// `*out_time_of_impact`, a lower bound of the first time it comes that close; `0` with 1.0. A reported
+/// contact is either proven or within about 2^-62 times the largest coordinate of one (with a separation: the
+/// largest coordinate difference within 1.001·min_separation). Bad input (NULL, NaN/Inf, a negative or
+/// non-finite separation) returns an error and writes nothing.
+///
+/// # Safety
+/// `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_ccd_vertex_face(
+    points: *const f64,
+    min_separation: f64,
+    out_time_of_impact: *mut f64,
+    out_collides: *mut u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        unsafe {
+            primitive(
+                crate::ccd::vertex_face,
+                points,
+                min_separation,
+                out_time_of_impact,
+                out_collides,
+            )
+        }
+    })
+}
+
+/// Do two edges moving linearly come within `min_separation` of each other during the step t in [0, 1]?
+/// `points`: a0, a1, b0, b1 at t = 0, then a0, a1, b0, b1 at t = 1. Same guarantee and outputs as
+/// `trocar_ccd_vertex_face`.
+///
+/// # Safety
+/// `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_ccd_edge_edge(
+    points: *const f64,
+    min_separation: f64,
+    out_time_of_impact: *mut f64,
+    out_collides: *mut u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        unsafe {
+            primitive(
+                crate::ccd::edge_edge,
+                points,
+                min_separation,
+                out_time_of_impact,
+                out_collides,
+            )
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::status::{TROCAR_ERROR_INVALID_ARGUMENT, TROCAR_ERROR_NULL_POINTER, TROCAR_OK};
+
+    #[test]
+    fn answers_and_refusals() {
+        // A vertex falling through a horizontal triangle at t = 0.5.
+        let mut p = [
+            0.25, 1.0, 0.25, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.25, -1.0, 0.25, 0.0,
+            0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+        ];
+        let (mut toi, mut hit) = (-1.0, 7);
+        let call = |p: &[f64; 24], d: f64, toi: &mut f64, hit: &mut u32| unsafe {
+            trocar_ccd_vertex_face(p.as_ptr(), d, toi, hit)
+        };
+        assert_eq!(call(&p, 0.0, &mut toi, &mut hit), TROCAR_OK);
+        assert_eq!(hit, 1);
+        assert!(toi <= 0.5 && toi > 0.49);
+        // Refusals leave the outputs alone.
+        let (mut toi2, mut hit2) = (-1.0, 7);
+        assert_eq!(
+            call(&p, -1.0, &mut toi2, &mut hit2),
+            TROCAR_ERROR_INVALID_ARGUMENT
+        );
+        p[4] = f64::INFINITY;
+        assert_eq!(
+            call(&p, 0.0, &mut toi2, &mut hit2),
+            TROCAR_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!((toi2, hit2), (-1.0, 7));
+        let status = unsafe { trocar_ccd_edge_edge(std::ptr::null(), 0.0, &mut toi2, &mut hit2) };
+        assert_eq!(status, TROCAR_ERROR_NULL_POINTER);
+        let status =
+            unsafe { trocar_ccd_edge_edge(p.as_ptr(), 0.0, &mut toi2, std::ptr::null_mut()) };
+        assert_eq!(status, TROCAR_ERROR_NULL_POINTER);
+    }
+}
+
+/// Checked by `trocar_query_ccd`, so a def not made by `trocar_default_ccd_def` is refused.
+const CCD_DEF_COOKIE: u32 = 0x7C0C_CD01;
+
+/// Options of `trocar_query_ccd`; get one from `trocar_default_ccd_def()`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrocarCcdDef {
+    /// Report features that come within this distance (>= 0, finite; 0 by default).
+    pub min_separation: f64,
+    /// Nonzero (default): also test edges against edges; vertex-face and face-vertex are always tested.
+    pub edge_edge: u32,
+    /// Set by `trocar_default_ccd_def`; do not change.
+    pub internal_value: u32,
+}
+
+/// The contacts of the last `trocar_query_ccd` run with it; reused across steps. Opaque.
+pub struct TrocarCcdResults {
+    magic: u64,
+    inner: crate::ccd::CcdResults,
+}
+
+impl super::pointers::Handle for TrocarCcdResults {
+    const MAGIC: u64 = 0x7472_6F63_6343_4344;
+    const NAME: &'static str = "TrocarCcdResults";
+    fn magic(&self) -> u64 {
+        self.magic
+    }
+    fn set_magic(&mut self, magic: u64) {
+        self.magic = magic;
+    }
+}
+
+/// The default def: no separation, edge-edge tests on.
+#[unsafe(no_mangle)]
+pub extern "C" fn trocar_default_ccd_def() -> TrocarCcdDef {
+    let def = TrocarCcdDef {
+        min_separation: 0.0,
+        edge_edge: 1,
+        internal_value: CCD_DEF_COOKIE,
+    };
+    super::boundary::catch(def, || def)
+}
+
+/// Creates an empty results object for `trocar_query_ccd` on `ctx`.
+///
+/// # Safety
+/// `ctx` must be a live context; `out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_ccd_results_create(
+    ctx: *const super::context::TrocarContext,
+    out: *mut *mut TrocarCcdResults,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let ctx = unsafe { super::context::TrocarContext::get(ctx) }?;
+        check_out(out, "out")?;
+        let r = TrocarCcdResults {
+            magic: 0,
+            inner: ctx.create_ccd_results(),
+        };
+        // SAFETY: checked non-NULL.
+        unsafe { super::pointers::hand_out(r, out) }
+    })
+}
+
+/// Destroys a CCD results object; NULL is a no-op. Views into it become invalid.
+///
+/// # Safety
+/// `results` must be NULL or a live CCD results object no other thread is using.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_ccd_results_destroy(results: *mut TrocarCcdResults) {
+    // SAFETY: C caller's contract.
+    super::boundary::catch((), || unsafe { super::pointers::destroy(results) })
+}
+
+/// Every contact between meshes `mesh_a` and `mesh_b` during the step: each vertex moves linearly from its
+/// position before the mesh's last `trocar_mesh_update_positions` (the whole mesh's positions then become
+/// the previous ones, so update each mesh once per step) to its current one. Whole-mesh swept boxes, then
+/// per-primitive swept boxes (sort-and-sweep), then the conservative primitive tests of
+/// `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
+/// On error `results` keeps its previous contents.
+///
+/// # Safety
+/// `ctx`, `results` live; `def` NULL or valid; `results` used by no other thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_query_ccd(
+    ctx: *const super::context::TrocarContext,
+    mesh_a: super::types::TrocarMeshId,
+    mesh_b: super::types::TrocarMeshId,
+    def: *const TrocarCcdDef,
+    results: *mut TrocarCcdResults,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let ctx = unsafe { super::context::TrocarContext::get(ctx) }?;
+        let def = unsafe { as_ref(def, "def") }?;
+        let r = unsafe { super::pointers::live_mut(results) }?;
+        if def.internal_value != CCD_DEF_COOKIE {
+            return Err(crate::error::Error::invalid(
+                "ccd def was not initialized with trocar_default_ccd_def()",
+            ));
+        }
+        let core = crate::ccd::CcdDef {
+            min_separation: def.min_separation,
+            edge_edge: def.edge_edge != 0,
+            brute_force: false,
+        };
+        ctx.query_ccd(mesh_a.into(), mesh_b.into(), &core, &mut r.inner)
+    })
+}
+
+/// A view of the contacts of the last `trocar_query_ccd`, sorted by time of impact; NULL with count 0 when
+/// there are none. Valid until the next query into `results` or its destruction.
+///
+/// # Safety
+/// `results` must be a live CCD results object; out-pointers writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_ccd_results_contacts(
+    results: *const TrocarCcdResults,
+    out_contacts: *mut *const crate::ccd::CcdContact,
+    out_count: *mut u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let r = unsafe { super::pointers::live(results) }?;
+        check_out(out_contacts, "out_contacts")?;
+        check_out(out_count, "out_count")?;
+        let c = r.inner.contacts();
+        let ptr = if c.is_empty() {
+            std::ptr::null()
+        } else {
+            c.as_ptr()
+        };
+        // SAFETY: both checked non-NULL.
+        unsafe {
+            write(out_contacts, ptr, "out_contacts")?;
+            write(out_count, c.len() as u32, "out_count")
+        }
+    })
+}
