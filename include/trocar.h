@@ -26,7 +26,9 @@
  *   Shewchuk-style error bounds, then an inclusion search over (t, u, v) with running floating-point
  *   error bounds); "collision" is proven (Miranda's theorem) or within ~2^-62 of the largest coordinate
  *   of one, and the time of impact is a lower bound. trocar_query_ccd reports the contacts between two
- *   meshes over their last position update (see README).
+ *   meshes over the step: a mesh's step runs from its positions before the first
+ *   trocar_mesh_update_positions since a CCD query last read it (upload it in as many pieces as you like)
+ *   to its current ones; every CCD query before the next update sees the same motion.
  *
  * Errors
  *   Every call that can fail returns a TrocarStatus; TROCAR_OK is 0. Out-parameters are written only
@@ -484,9 +486,9 @@ TrocarStatus trocar_ccd_results_create(const struct TrocarContext *ctx,
 void trocar_ccd_results_destroy(struct TrocarCcdResults *results);
 
 /**
- * Every contact between meshes `mesh_a` and `mesh_b` during the step: each vertex moves linearly from its
- * position before the mesh's last `trocar_mesh_update_positions` (the whole mesh's positions then become
- * the previous ones, so update each mesh once per step) to its current one. Whole-mesh swept boxes, then
+ * Every contact between meshes `mesh_a` and `mesh_b` during the step: each vertex moves linearly from where
+ * it was before the first `trocar_mesh_update_positions` since a CCD query last read the mesh to where it is
+ * now (a vertex no update touched stands still). Whole-mesh swept boxes, then
  * per-primitive swept boxes (sort-and-sweep), then the conservative primitive tests of
  * `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
  * On error `results` keeps its previous contents.

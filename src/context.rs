@@ -166,8 +166,9 @@ impl Context {
         crate::ccd::CcdResults::new(self.tag)
     }
 
-    /// Every contact between meshes `a` and `b` while both move linearly from their positions before their
-    /// last update to their current ones (Meseure & Chaillou), sorted by time, into `results`. A refused query
+    /// Every contact between meshes `a` and `b` while both move linearly over the step (from their positions
+    /// before the first update since a CCD query last read them, see [`crate::mesh_motion`]) to their current
+    /// ones (Meseure & Chaillou), sorted by time, into `results`. A refused query
     /// (bad ids, the same mesh twice, a bad separation) leaves `results` as it was.
     pub fn query_ccd(
         &self,
@@ -203,6 +204,9 @@ impl Context {
             (&*lock_second, &*lock_first)
         };
         results.run(mesh_a, mesh_b, def);
+        // This step's motion has been read; the next update of either mesh begins the next step.
+        mesh_a.mark_motion_read();
+        mesh_b.mark_motion_read();
         Ok(())
     }
 

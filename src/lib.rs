@@ -15,6 +15,7 @@ pub mod error;
 pub mod ffi;
 pub mod geometry;
 pub mod mesh;
+pub mod mesh_motion;
 pub mod mesh_store;
 pub mod obj;
 pub mod query;

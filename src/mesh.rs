@@ -6,6 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::geometry::{MAX_COORDINATE, in_range};
+use crate::mesh_motion::Motion;
 use glam::Vec3;
 
 /// A generational handle to a mesh of a [`crate::Context`]; all-zero is the null id.
@@ -40,9 +41,8 @@ pub struct Mesh {
     ys: Vec<f32>,
     zs: Vec<f32>,
     triangles: Vec<[u32; 3]>,
-    /// Positions before the last accepted `update_positions` (equal to the current ones until then): the start
-    /// of the step for continuous collision detection.
-    previous: [Vec<f32>; 3],
+    /// Where the vertices were when the current step began (continuous collision detection).
+    motion: Motion,
     /// Bumped by every accepted change, so an in-flight GPU batch can tell whether the mesh moved under it.
     version: u64,
 }
@@ -63,10 +63,7 @@ impl Mesh {
             mesh.zs.push(p[2]);
         }
         mesh.triangles.extend_from_slice(triangles);
-        for (k, axis) in [&mesh.xs, &mesh.ys, &mesh.zs].into_iter().enumerate() {
-            reserve(&mut mesh.previous[k], positions.len(), "previous positions")?;
-            mesh.previous[k].extend_from_slice(axis);
-        }
+        mesh.motion = Motion::new(positions.len())?;
         Ok(mesh)
     }
 
@@ -90,20 +87,16 @@ impl Mesh {
         (&self.xs, &self.ys, &self.zs)
     }
 
-    /// The x, y and z coordinate arrays before the last position update (the start of the current step).
-    pub fn previous_coordinates(&self) -> (&[f32], &[f32], &[f32]) {
-        (&self.previous[0], &self.previous[1], &self.previous[2])
-    }
-
-    /// Position of vertex `i` before the last position update.
+    /// Position of vertex `i` when the current step began: before the first update since a CCD query last
+    /// read this mesh's motion (its current position if no update has touched it since).
     #[inline]
     pub fn previous_position(&self, i: u32) -> Vec3 {
-        let i = i as usize;
-        Vec3::new(
-            self.previous[0][i],
-            self.previous[1][i],
-            self.previous[2][i],
-        )
+        self.motion.start_position(i as usize, self.position(i))
+    }
+
+    /// Records that a CCD query read this step's motion: the next position update begins a new step.
+    pub fn mark_motion_read(&self) {
+        self.motion.mark_read();
     }
 
     /// Counts accepted changes: equal versions of one mesh mean equal contents.
@@ -137,11 +130,8 @@ impl Mesh {
             )));
         };
         check_positions(positions, first)?;
-        // The whole mesh's positions become the previous ones (copied into storage sized at creation: no
-        // allocation), so vertices this update leaves alone stand still over the step.
-        self.previous[0].copy_from_slice(&self.xs);
-        self.previous[1].copy_from_slice(&self.ys);
-        self.previous[2].copy_from_slice(&self.zs);
+        self.motion
+            .before_update(first..end, [&self.xs, &self.ys, &self.zs]);
         for (k, p) in (first..end).zip(positions) {
             self.xs[k] = p[0];
             self.ys[k] = p[1];
@@ -222,9 +212,30 @@ mod tests {
         m.update_positions(2, &[[5.0, 5.0, 5.0]]).unwrap();
         assert_eq!(m.position(2), Vec3::splat(5.0));
         assert_eq!(m.version(), 1);
+    }
+
+    #[test]
+    fn motion_runs_from_the_first_update_after_a_ccd_read() {
+        let mut m = square();
+        assert_eq!(m.previous_position(2), m.position(2));
+        // One step uploaded in two pieces, vertex 2 twice: its motion starts where it was before both.
+        m.update_positions(2, &[[5.0, 5.0, 5.0]]).unwrap();
+        m.update_positions(1, &[[2.0, 0.0, 0.0], [6.0, 6.0, 6.0]])
+            .unwrap();
         assert_eq!(m.previous_position(2), Vec3::new(1.0, 1.0, 0.0));
-        m.update_positions(0, &[[0.5, 0.0, 0.0]]).unwrap();
-        assert_eq!(m.previous_position(2), Vec3::splat(5.0));
+        assert_eq!(m.previous_position(1), Vec3::new(1.0, 0.0, 0.0));
         assert_eq!(m.previous_position(0), Vec3::ZERO);
+        // Two queries read the same motion; the next update begins a new step.
+        m.mark_motion_read();
+        assert_eq!(m.previous_position(2), Vec3::new(1.0, 1.0, 0.0));
+        m.mark_motion_read();
+        m.update_positions(0, &[[0.5, 0.0, 0.0]]).unwrap();
+        assert_eq!(m.previous_position(0), Vec3::ZERO);
+        assert_eq!(
+            m.previous_position(2),
+            Vec3::splat(6.0),
+            "not moved this step: stands still"
+        );
+        assert_eq!(m.previous_position(1), Vec3::new(2.0, 0.0, 0.0));
     }
 }
