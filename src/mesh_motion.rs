@@ -51,8 +51,8 @@ impl Motion {
         for i in range {
             if self.saved_in[i] != self.step {
                 self.saved_in[i] = self.step;
-                for k in 0..3 {
-                    self.start[k][i] = current[k][i];
+                for (start, now) in self.start.iter_mut().zip(current) {
+                    start[i] = now[i];
                 }
             }
         }
