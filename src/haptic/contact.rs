@@ -1,0 +1,237 @@
+//! What the tracker reports: one contact per segment of the tool line, and one per triangle of a closest strip.
+//!
+//! Signed distance, from the tool's axis to the mesh (the round tool's surface is `radius` further out):
+//! - The segment apart from the surface: `+d`, the distance between the dynamic point and its closest point on
+//!   the mesh, positive because the closest feature's pseudo-normal faces the tool ([`super::pseudo_normal`]).
+//! - The segment crossing the surface, or wholly inside a closed mesh: minus the depth of its deepest end
+//!   point, measured to that end point's own closest triangle (the end point probe), which then becomes the
+//!   dynamic point: "the dynamic point represents the deepest penetration point" (Maciel & De). A segment that
+//!   enters and leaves the mesh between its end points reports 0, a lower bound (more segments resolve it).
+//!
+//! `penetration = radius - signed_distance` is positive exactly when the round tool touches the mesh. `normal`
+//! is the unit direction that pushes the mesh off the tool (into the organ), the convention of `TrocarHit`: the
+//! reaction force on the tool is along `-normal`. It is the direction between the two closest points, so it
+//! turns continuously as the closest point slides from one triangle to the next (no force jump at a switch of
+//! triangles); only where the axis crosses the surface exactly is it the closest triangle's inward face normal.
+
+use super::Positions;
+use super::dynamic_point::Found;
+use super::pseudo_normal::is_outside;
+use super::view::Topology;
+use crate::geometry::closest::point_prepared;
+use glam::Vec3;
+
+/// One contact between a segment of the tool's axis and a mesh triangle.
+///
+/// `#[repr(C)]` because the C API copies these out and hands out views of strips (exported as
+/// `TrocarContact`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Contact {
+    /// Segment of the tool line, 0 at the entry point to `segment_count - 1` at the tip.
+    pub segment: u32,
+    /// Triangle holding `point_on_mesh`, an index into the mesh's current triangle list.
+    pub triangle: u32,
+    /// The dynamic point: the point of the segment's axis closest to the mesh, or deepest inside it.
+    pub point_on_tool: [f32; 3],
+    /// Its closest point on the mesh.
+    pub point_on_mesh: [f32; 3],
+    /// Unit direction pushing the mesh off the tool (into the organ); the force on the tool is along `-normal`.
+    pub normal: [f32; 3],
+    /// Distance from the axis to the mesh: positive outside, negative inside (a closed, consistently oriented
+    /// mesh), 0 where the axis crosses the surface.
+    pub signed_distance: f32,
+    /// `radius - signed_distance`: positive when the round tool is in contact.
+    pub penetration: f32,
+}
+
+impl Contact {
+    /// A contact from its two points and signed distance; `inward` is the direction used when the points
+    /// coincide (the triangle's inward normal).
+    pub(crate) fn new(
+        segment: u32,
+        triangle: u32,
+        on_tool: Vec3,
+        on_mesh: Vec3,
+        signed_distance: f32,
+        radius: f32,
+        inward: Vec3,
+    ) -> Self {
+        let normal = if signed_distance != 0.0 {
+            ((on_mesh - on_tool) / signed_distance).normalize_or(inward)
+        } else {
+            inward
+        };
+        Self {
+            segment,
+            triangle,
+            point_on_tool: on_tool.to_array(),
+            point_on_mesh: on_mesh.to_array(),
+            normal: normal.to_array(),
+            signed_distance,
+            penetration: radius - signed_distance,
+        }
+    }
+}
+
+/// An end point probe's answer: its closest triangle and its signed distance to the mesh.
+#[derive(Clone, Copy, Debug)]
+pub struct EndPoint {
+    /// The end point.
+    pub point: Vec3,
+    /// Its closest triangle and point on the mesh.
+    pub found: Found,
+    /// Its signed distance to the mesh (negative inside).
+    pub signed_distance: f32,
+}
+
+impl EndPoint {
+    /// The signed answer for a probe at `point` whose closest triangle is `found`.
+    pub fn new<P: Positions>(pos: &P, topology: &Topology, point: Vec3, found: Found) -> Self {
+        let d = found.closest.distance;
+        let outside = d <= 0.0
+            || is_outside(
+                pos,
+                topology,
+                found.triangle,
+                &found.prepared,
+                found.closest.on_mesh,
+                point,
+            );
+        Self {
+            point,
+            found,
+            signed_distance: if outside { d } else { -d },
+        }
+    }
+}
+
+/// The inward unit normal of a found triangle (zero for a zero-area one).
+fn inward(found: &Found) -> Vec3 {
+    -found.prepared.normal().normalize_or_zero()
+}
+
+/// The contact of segment `segment` (`found` is its dynamic point's triangle; `ends` its two end points).
+pub fn segment_contact<P: Positions>(
+    pos: &P,
+    topology: &Topology,
+    segment: u32,
+    found: &Found,
+    ends: [&EndPoint; 2],
+    radius: f32,
+) -> Contact {
+    let c = &found.closest;
+    let d = c.distance;
+    if d > 0.0
+        && is_outside(
+            pos,
+            topology,
+            found.triangle,
+            &found.prepared,
+            c.on_mesh,
+            c.on_tool,
+        )
+    {
+        return Contact::new(
+            segment,
+            found.triangle,
+            c.on_tool,
+            c.on_mesh,
+            d,
+            radius,
+            inward(found),
+        );
+    }
+    // Crossing the surface, or inside: the deeper end point inside the mesh.
+    let deepest = ends
+        .into_iter()
+        .filter(|e| e.signed_distance < 0.0)
+        .min_by(|a, b| a.signed_distance.total_cmp(&b.signed_distance));
+    if let Some(e) = deepest {
+        return Contact::new(
+            segment,
+            e.found.triangle,
+            e.point,
+            e.found.closest.on_mesh,
+            e.signed_distance,
+            radius,
+            inward(&e.found),
+        );
+    }
+    // Inside by the closest feature's pseudo-normal though neither end point's probe says so (a probe stuck on
+    // a farther fold): the segment's own distance, inside; or crossing with both ends outside: 0.
+    let signed = if d > 0.0 { -d } else { 0.0 };
+    Contact::new(
+        segment,
+        found.triangle,
+        c.on_tool,
+        c.on_mesh,
+        signed,
+        radius,
+        inward(found),
+    )
+}
+
+/// A strip triangle checked exactly against segment `[a, b]`: its own signed distance, the sign from its
+/// closest feature's pseudo-normal; where the segment crosses the triangle, minus the distance from the end
+/// point behind the triangle's plane to the triangle (how deep the tool reached past this triangle).
+pub fn triangle_contact<P: Positions>(
+    pos: &P,
+    topology: &Topology,
+    segment: u32,
+    found: &Found,
+    a: Vec3,
+    b: Vec3,
+    radius: f32,
+) -> Contact {
+    let c = &found.closest;
+    let inward = inward(found);
+    if c.distance > 0.0 {
+        let outside = is_outside(
+            pos,
+            topology,
+            found.triangle,
+            &found.prepared,
+            c.on_mesh,
+            c.on_tool,
+        );
+        let signed = if outside { c.distance } else { -c.distance };
+        return Contact::new(
+            segment,
+            found.triangle,
+            c.on_tool,
+            c.on_mesh,
+            signed,
+            radius,
+            inward,
+        );
+    }
+    let n = found.prepared.normal();
+    let corner = found.prepared.corners()[0];
+    let (ha, hb) = (n.dot(a - corner), n.dot(b - corner));
+    let behind = if ha < hb { a } else { b };
+    if ha.min(hb) < 0.0 {
+        let on_mesh = point_prepared(behind, &found.prepared);
+        let depth = (behind - on_mesh).length();
+        if depth > 0.0 {
+            return Contact::new(
+                segment,
+                found.triangle,
+                behind,
+                on_mesh,
+                -depth,
+                radius,
+                inward,
+            );
+        }
+    }
+    Contact::new(
+        segment,
+        found.triangle,
+        c.on_tool,
+        c.on_mesh,
+        0.0,
+        radius,
+        inward,
+    )
+}
