@@ -245,7 +245,6 @@ impl Tracker {
     /// `segment_count`); returns how many were written: `segment_count`, or 0 when the mesh has no triangle.
     /// On error nothing is written and the tracker is unchanged.
     pub fn update(&self, tool: &Tool, out: &mut [Contact]) -> Result<usize> {
-        tool.validate()?;
         let n = self.def.segment_count as usize;
         if out.len() < n {
             return Err(Error::out_of_range(format!(
@@ -253,13 +252,23 @@ impl Tracker {
                 out.len()
             )));
         }
+        self.update_with(tool, |contacts| {
+            out[..contacts.len()].copy_from_slice(contacts);
+            contacts.len()
+        })
+    }
+
+    /// [`Tracker::update`], handing the contacts (one per segment, none when the mesh has no triangle) to
+    /// `f`, which runs only on success.
+    pub fn update_with<R>(&self, tool: &Tool, f: impl FnOnce(&[Contact]) -> R) -> Result<R> {
+        tool.validate()?;
         let mut state = self.state.try_lock().ok_or_else(busy)?;
         self.check_alive()?;
         let state = &mut *state;
         state.take_topology(&self.view);
         if state.topology.triangles.is_empty() {
             state.clear_outputs();
-            return Ok(0);
+            return Ok(f(&[]));
         }
         // Never waits: a reseed copying its candidates right now leaves them for the next update.
         if self.seeds_pending.load(Ordering::Acquire) {
@@ -273,8 +282,7 @@ impl Tracker {
             .mirror()
             .read(|pos| state.compute(pos, tool, &self.def));
         state.commit(cost);
-        out[..n].copy_from_slice(&state.contacts);
-        Ok(n)
+        Ok(f(&state.contacts))
     }
 
     /// The closest strip of segment `segment` from the last update, each triangle checked exactly (empty when
