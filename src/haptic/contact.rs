@@ -8,6 +8,13 @@
 //!   dynamic point: "the dynamic point represents the deepest penetration point" (Maciel & De). A segment that
 //!   enters and leaves the mesh between its end points reports 0, a lower bound (more segments resolve it).
 //!
+//! Inside, an end point's closest triangle is the one its probe has followed since it crossed the surface:
+//! the true closest triangle while it is nearer to that surface than to any other, and the surface it entered
+//! through once a tip pushed into a thin part comes closer to the far side. A pure closest-triangle depth would
+//! then jump to the far side and flip the force, pulling the tool through; this one keeps pushing it back out
+//! the way it came, as a haptic proxy should. So inside, the depth is at least the distance to the mesh (equal
+//! to it until the middle of the part is passed).
+//!
 //! `penetration = radius - signed_distance` is positive exactly when the round tool touches the mesh. `normal`
 //! is the unit direction that pushes the mesh off the tool (into the organ), the convention of `TrocarHit`: the
 //! reaction force on the tool is along `-normal`. It is the direction between the two closest points, so it

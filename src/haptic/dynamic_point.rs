@@ -112,24 +112,26 @@ pub fn evaluate<P: Positions>(
     }
 }
 
-/// The closer of `found` and triangle `candidate` (a seed); `found` on ties.
-pub fn closer<P: Positions>(
+/// The closest of `found` and the triangles `candidates` (seeds; out-of-range ones, [`super::adjacency::NONE`]
+/// included, are skipped); `found` on ties.
+pub fn closest_of<P: Positions>(
     pos: &P,
     topology: &Topology,
-    found: Found,
-    candidate: u32,
+    mut found: Found,
+    candidates: &[u32],
     probe: &Probe,
     counters: &mut WalkCounters,
 ) -> Found {
-    if candidate as usize >= topology.triangles.len() || candidate == found.triangle {
-        return found;
+    for &candidate in candidates {
+        if candidate as usize >= topology.triangles.len() || candidate == found.triangle {
+            continue;
+        }
+        let other = evaluate(pos, topology, candidate, probe, counters);
+        if other.closest.distance < found.closest.distance {
+            found = other;
+        }
     }
-    let other = evaluate(pos, topology, candidate, probe, counters);
-    if other.closest.distance < found.closest.distance {
-        other
-    } else {
-        found
-    }
+    found
 }
 
 /// Walks from `start` to a triangle no vertex-sharing neighbour of which is closer to `probe`, or until

@@ -2,9 +2,10 @@
 //! remedies (segments, strip) do not reach.
 //!
 //! A full clip-select capsule query finds every triangle within the tool's radius, at simulation rate. For each
-//! segment of the tool line its hit nearest to that segment, and for each end point the hit nearest to it,
-//! become candidates; the next update tests each candidate exactly against the tracker's own answer and walks
-//! on from the closer of the two. A candidate can only improve an answer, never worsen it, so a stale or
+//! segment of the tool line its [`CANDIDATES`] hits nearest to that segment, and for each end point the ones
+//! nearest to it, become candidates; the next update tests each candidate exactly against the tracker's own
+//! answer and walks on from the closest. (Several, because a hit's stored point is its closest to the whole
+//! tool axis, not to one segment: the segment's true closest triangle may rank second.) A candidate can only improve an answer, never worsen it, so a stale or
 //! foreign-looking hit (the mesh moved on, or its triangles were replaced since the query) costs one exact
 //! test and nothing else. Hits beyond the current triangle count are ignored.
 
@@ -13,21 +14,25 @@ use crate::geometry::closest::segment_segment;
 use crate::query::Hit;
 use glam::Vec3;
 
-/// Candidate triangles for each segment's dynamic point and each end point probe ([`NONE`]: no candidate).
+/// Candidates kept per segment and per end point.
+pub const CANDIDATES: usize = 4;
+
+/// Candidate triangles for each segment's dynamic point and each end point probe, nearest first ([`NONE`]
+/// pads a short list).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Seeds {
-    /// One per segment.
-    pub segments: Vec<u32>,
-    /// One per end point (`segments + 1`).
-    pub end_points: Vec<u32>,
+    /// [`CANDIDATES`] per segment.
+    pub segments: Vec<[u32; CANDIDATES]>,
+    /// [`CANDIDATES`] per end point (`segments + 1` of them).
+    pub end_points: Vec<[u32; CANDIDATES]>,
 }
 
 impl Seeds {
     /// No candidates, for `segment_count` segments.
     pub fn new(segment_count: usize) -> Self {
         Self {
-            segments: vec![NONE; segment_count],
-            end_points: vec![NONE; segment_count + 1],
+            segments: vec![[NONE; CANDIDATES]; segment_count],
+            end_points: vec![[NONE; CANDIDATES]; segment_count + 1],
         }
     }
 
@@ -58,23 +63,28 @@ impl Seeds {
 
     /// Forgets every candidate.
     pub fn clear(&mut self) {
-        self.segments.fill(NONE);
-        self.end_points.fill(NONE);
+        self.segments.fill([NONE; CANDIDATES]);
+        self.end_points.fill([NONE; CANDIDATES]);
     }
 }
 
-/// The triangle of the hit whose mesh point is nearest by `distance` (the smaller axis distance on ties).
-fn nearest(hits: &[Hit], distance: impl Fn(Vec3) -> f32) -> u32 {
-    hits.iter()
-        .map(|h| {
-            (
-                distance(Vec3::from(h.point_on_mesh)),
-                h.distance,
-                h.triangle,
-            )
-        })
-        .min_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)))
-        .map_or(NONE, |(_, _, t)| t)
+/// The triangles of the [`CANDIDATES`] hits whose mesh points are nearest by `distance`, nearest first (the
+/// smaller axis distance on ties). One pass, no allocation.
+fn nearest(hits: &[Hit], distance: impl Fn(Vec3) -> f32) -> [u32; CANDIDATES] {
+    let mut best = [(f32::INFINITY, f32::INFINITY, NONE); CANDIDATES];
+    for h in hits {
+        let key = (
+            distance(Vec3::from(h.point_on_mesh)),
+            h.distance,
+            h.triangle,
+        );
+        let before = |x: &(f32, f32, u32)| key.0 < x.0 || (key.0 == x.0 && key.1 < x.1);
+        if let Some(i) = best.iter().position(before) {
+            best.copy_within(i..CANDIDATES - 1, i + 1);
+            best[i] = key;
+        }
+    }
+    best.map(|(_, _, t)| t)
 }
 
 #[cfg(test)]
@@ -97,11 +107,13 @@ mod tests {
             hit(9, Vec3::new(0.1, 0.0, 0.9)),
         ];
         s.choose(&hits, Vec3::ZERO, Vec3::Z);
-        assert_eq!(s.segments, [5, 9]);
-        assert_eq!(s.end_points, [5, 5, 9]);
+        let first = |v: &[[u32; CANDIDATES]]| v.iter().map(|c| c[0]).collect::<Vec<_>>();
+        assert_eq!(first(&s.segments), [5, 9]);
+        assert_eq!(s.segments[0], [5, 9, NONE, NONE]);
+        assert_eq!(first(&s.end_points), [5, 5, 9]);
         let mut into = Seeds::new(2);
         s.take_into(&mut into);
-        assert_eq!(into.segments, [5, 9]);
+        assert_eq!(first(&into.segments), [5, 9]);
         assert_eq!(s, Seeds::new(2));
         s.choose(&[], Vec3::ZERO, Vec3::Z);
         assert_eq!(s, Seeds::new(2));

@@ -18,7 +18,7 @@ use super::Positions;
 use super::adjacency::NONE;
 use super::contact::{Contact, EndPoint, segment_contact, triangle_contact};
 use super::dynamic_point::{
-    Found, Probe, WalkCounters, closer, evaluate, nearest_vertex_starts, walk,
+    Found, Probe, WalkCounters, closest_of, evaluate, nearest_vertex_starts, walk,
 };
 use super::mirror::ReadCost;
 use super::seeds::Seeds;
@@ -130,9 +130,12 @@ struct State {
     /// Where each segment's dynamic point / each end point was last found ([`NONE`]: not yet).
     segments: Vec<u32>,
     end_points: Vec<u32>,
+    /// Whether each end point was inside the mesh at the last update.
+    end_inside: Vec<bool>,
     /// The same, as found by the attempt in progress (committed only if its read of the positions held).
     next_segments: Vec<u32>,
     next_end_points: Vec<u32>,
+    next_end_inside: Vec<bool>,
     found_ends: Vec<EndPoint>,
     contacts: Vec<Contact>,
     /// `max_strip_length` slots per segment; `strip_lengths[k]` of segment `k`'s are used.
@@ -188,8 +191,10 @@ impl Tracker {
             topology,
             segments: vec![NONE; n],
             end_points: vec![NONE; n + 1],
+            end_inside: vec![false; n + 1],
             next_segments: vec![NONE; n],
             next_end_points: vec![NONE; n + 1],
+            next_end_inside: vec![false; n + 1],
             found_ends: vec![placeholder; n + 1],
             contacts: Vec::with_capacity(n),
             strips: vec![Contact::default(); n * strip],
@@ -379,6 +384,7 @@ impl State {
         self.strip_lengths.fill(0);
         self.segments.fill(NONE);
         self.end_points.fill(NONE);
+        self.end_inside.fill(false);
     }
 
     /// One attempt at an update on `pos`. Reads the committed state, writes only the `next_*` buffers and the
@@ -425,18 +431,19 @@ impl State {
                 t => (t, WALK_STEPS),
             };
             let mut found = evaluate(pos, topology, start, &probe, &mut counters);
-            let seeded = closer(
-                pos,
-                topology,
-                found,
-                self.seeds.end_points[j],
-                &probe,
-                &mut counters,
-            );
+            // Inside, an end point keeps following the surface it entered through (see `contact`): a seed
+            // from the far side of a thin part would flip its depth, so only end points outside take seeds.
+            let seeds: &[u32] = if self.end_inside[j] {
+                &[]
+            } else {
+                &self.seeds.end_points[j]
+            };
+            let seeded = closest_of(pos, topology, found, seeds, &probe, &mut counters);
             seeds_taken += u64::from(seeded.triangle != found.triangle);
             found = walk(pos, topology, seeded, &probe, steps, &mut counters);
             self.next_end_points[j] = found.triangle;
             self.found_ends[j] = EndPoint::new(pos, topology, point(j), found);
+            self.next_end_inside[j] = self.found_ends[j].signed_distance < 0.0;
         }
 
         self.contacts.clear();
@@ -450,11 +457,11 @@ impl State {
                 NONE => {
                     let from_a =
                         evaluate(pos, topology, ends[0].found.triangle, &probe, &mut counters);
-                    let both = closer(
+                    let both = closest_of(
                         pos,
                         topology,
                         from_a,
-                        ends[1].found.triangle,
+                        &[ends[1].found.triangle],
                         &probe,
                         &mut counters,
                     );
@@ -465,11 +472,11 @@ impl State {
                     WALK_STEPS,
                 ),
             };
-            let seeded = closer(
+            let seeded = closest_of(
                 pos,
                 topology,
                 found,
-                self.seeds.segments[k],
+                &self.seeds.segments[k],
                 &probe,
                 &mut counters,
             );
@@ -532,6 +539,7 @@ impl State {
     fn commit(&mut self, cost: ReadCost) {
         std::mem::swap(&mut self.segments, &mut self.next_segments);
         std::mem::swap(&mut self.end_points, &mut self.next_end_points);
+        std::mem::swap(&mut self.end_inside, &mut self.next_end_inside);
         self.seeds.clear();
         let s = &mut self.stats;
         s.updates += 1;

@@ -315,3 +315,57 @@ pub fn check_contact(
         false
     }
 }
+
+/// Checks that a contact describes real geometry, whatever triangle it chose: `point_on_tool` on the segment
+/// `[a, b]`, `point_on_mesh` on its triangle, their distance (and that triangle's exact distance from the tool
+/// point) equal to `|signed_distance|`, a unit normal and `penetration = radius - signed_distance`.
+pub fn check_valid(
+    positions: &[[f32; 3]],
+    triangles: &[[u32; 3]],
+    c: &Contact,
+    (a, b): (Vec3, Vec3),
+    radius: f32,
+    tol: f64,
+    what: &str,
+) {
+    assert!(
+        (c.triangle as usize) < triangles.len(),
+        "{what}: triangle {} of {}",
+        c.triangle,
+        triangles.len()
+    );
+    let tri = tri64(positions, triangles[c.triangle as usize]);
+    let (on_tool, on_mesh) = (Vec3::from(c.point_on_tool), Vec3::from(c.point_on_mesh));
+    let off_tool = r::segment_segment(d3(a), d3(b), d3(on_tool), d3(on_tool)).distance;
+    assert!(
+        off_tool <= tol,
+        "{what}: point_on_tool is {off_tool} off the segment"
+    );
+    let off_mesh = r::point_triangle(d3(on_mesh), tri).distance;
+    assert!(
+        off_mesh <= tol,
+        "{what}: point_on_mesh is {off_mesh} off its triangle"
+    );
+    let to_triangle = r::point_triangle(d3(on_tool), tri).distance;
+    let gap = r::dist(d3(on_tool), d3(on_mesh));
+    for (name, d) in [
+        ("points' distance", gap),
+        ("tool point to triangle", to_triangle),
+    ] {
+        assert!(
+            (d - c.signed_distance.abs() as f64).abs() <= tol,
+            "{what}: {name} {d} for a signed distance {} ({c:?})",
+            c.signed_distance
+        );
+    }
+    assert!(
+        (Vec3::from(c.normal).length() - 1.0).abs() < 1e-4,
+        "{what}: normal {:?}",
+        c.normal
+    );
+    assert_eq!(
+        c.penetration,
+        radius - c.signed_distance,
+        "{what}: penetration"
+    );
+}
