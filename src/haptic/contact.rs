@@ -17,9 +17,11 @@
 //!
 //! `penetration = radius - signed_distance` is positive exactly when the round tool touches the mesh. `normal`
 //! is the unit direction that pushes the mesh off the tool (into the organ), the convention of `TrocarHit`: the
-//! reaction force on the tool is along `-normal`. It is the direction between the two closest points, so it
-//! turns continuously as the closest point slides from one triangle to the next (no force jump at a switch of
-//! triangles); only where the axis crosses the surface exactly is it the closest triangle's inward face normal.
+//! reaction force on the tool is along `-normal`. It is the direction between the two closest points, so
+//! outside the mesh it turns continuously as the closest point slides from one triangle to the next (by at most
+//! the tool's travel over the distance: no force jump when the closest triangle switches, the paper's jitter);
+//! only where the axis crosses the surface exactly is it the closest triangle's inward face normal. (From
+//! inside, the nearest point of a faceted surface itself jumps across edges, and the normal with it.)
 
 use super::Positions;
 use super::dynamic_point::Found;
