@@ -54,7 +54,9 @@ fn track(name: &str, radii: Vec3, segments: u32, seed: u64) {
     let entry = center + base * 3.0 * radii.max_element();
     // The tip's direction from the center wanders smoothly around `base`; its height oscillates from 20% of
     // the local radius inside to 25% outside.
-    let phases: Vec<f32> = (0..6).map(|_| rng.range(0.0, 6.28)).collect();
+    let phases: Vec<f32> = (0..6)
+        .map(|_| rng.range(0.0, std::f32::consts::TAU))
+        .collect();
     let (side, up) = base.any_orthonormal_pair();
     let radius = 0.2;
     let mut positions = rest.clone();
