@@ -101,9 +101,14 @@ impl Adjacency {
         self.edge_neighbours[t as usize]
     }
 
-    /// Calls `f(n, shares_an_edge)` once for every vertex-sharing neighbour `n` of triangle `t`.
+    /// Calls `f(n, corners of n)` once for every vertex-sharing neighbour `n` of triangle `t`.
     #[inline]
-    pub fn for_each_neighbour(&self, triangles: &[[u32; 3]], t: u32, mut f: impl FnMut(u32, bool)) {
+    pub fn for_each_neighbour(
+        &self,
+        triangles: &[[u32; 3]],
+        t: u32,
+        mut f: impl FnMut(u32, [u32; 3]),
+    ) {
         let corners = triangles[t as usize];
         for (i, &v) in corners.iter().enumerate() {
             for &n in self.fan(v) {
@@ -115,11 +120,16 @@ impl Adjacency {
                 if corners[..i].iter().any(|c| other.contains(c)) {
                     continue;
                 }
-                let shared = corners.iter().filter(|c| other.contains(c)).count();
-                f(n, shared >= 2);
+                f(n, other);
             }
         }
     }
+}
+
+/// True when triangles `a` and `b` share an edge (two corners): "double vicinity".
+#[inline]
+pub fn share_an_edge(a: [u32; 3], b: [u32; 3]) -> bool {
+    a.iter().filter(|v| b.contains(v)).count() >= 2
 }
 
 #[cfg(test)]
@@ -148,7 +158,9 @@ mod tests {
 
     fn neighbours(adj: &Adjacency, tris: &[[u32; 3]], t: u32) -> Vec<(u32, bool)> {
         let mut v = Vec::new();
-        adj.for_each_neighbour(tris, t, |n, e| v.push((n, e)));
+        adj.for_each_neighbour(tris, t, |n, c| {
+            v.push((n, share_an_edge(tris[t as usize], c)))
+        });
         v.sort();
         v
     }

@@ -83,35 +83,58 @@ impl Contact {
     }
 }
 
-/// An end point probe's answer: its closest triangle and its signed distance to the mesh.
+/// An end point probe's answer: its closest triangle, and its signed distance to the mesh once asked for
+/// (the sign costs a pseudo-normal, and is only needed where a segment crosses the surface or lies inside it).
 #[derive(Clone, Copy, Debug)]
 pub struct EndPoint {
     /// The end point.
     pub point: Vec3,
     /// Its closest triangle and point on the mesh.
     pub found: Found,
-    /// Its signed distance to the mesh (negative inside).
-    pub signed_distance: f32,
+    /// Its signed distance to the mesh (negative inside), if computed.
+    signed: Option<f32>,
 }
 
 impl EndPoint {
-    /// The signed answer for a probe at `point` whose closest triangle is `found`.
-    pub fn new<P: Positions>(pos: &P, topology: &Topology, point: Vec3, found: Found) -> Self {
-        let d = found.closest.distance;
-        let outside = d <= 0.0
-            || is_outside(
-                pos,
-                topology,
-                found.triangle,
-                &found.prepared,
-                found.closest.on_mesh,
-                point,
-            );
+    /// A probe at `point` whose closest triangle is `found`, its sign not yet decided.
+    pub fn new(point: Vec3, found: Found) -> Self {
         Self {
             point,
             found,
-            signed_distance: if outside { d } else { -d },
+            signed: None,
         }
+    }
+
+    /// A probe at `point` known to be outside (its distance is its signed distance).
+    pub fn outside(point: Vec3, found: Found) -> Self {
+        Self {
+            point,
+            found,
+            signed: Some(found.closest.distance),
+        }
+    }
+
+    /// Decides the sign if not done yet, and returns the signed distance.
+    pub fn signed_distance<P: Positions>(&mut self, pos: &P, topology: &Topology) -> f32 {
+        *self.signed.get_or_insert_with(|| {
+            let d = self.found.closest.distance;
+            let outside = d <= 0.0
+                || is_outside(
+                    pos,
+                    topology,
+                    self.found.triangle,
+                    &self.found.prepared,
+                    self.found.closest.on_mesh,
+                    self.point,
+                );
+            if outside { d } else { -d }
+        })
+    }
+
+    /// Whether the point is inside the mesh: as decided, or outside when it was never asked, which happens
+    /// only when every segment ending there is apart from the surface and outside (then so are its ends).
+    pub fn is_inside(&self) -> bool {
+        self.signed.is_some_and(|s| s < 0.0)
     }
 }
 
@@ -120,18 +143,11 @@ fn inward(found: &Found) -> Vec3 {
     -found.prepared.normal().normalize_or_zero()
 }
 
-/// The contact of segment `segment` (`found` is its dynamic point's triangle; `ends` its two end points).
-pub fn segment_contact<P: Positions>(
-    pos: &P,
-    topology: &Topology,
-    segment: u32,
-    found: &Found,
-    ends: [&EndPoint; 2],
-    radius: f32,
-) -> Contact {
+/// Whether segment `found` is apart from the surface and outside it (its closest feature's pseudo-normal faces
+/// it).
+pub fn apart_outside<P: Positions>(pos: &P, topology: &Topology, found: &Found) -> bool {
     let c = &found.closest;
-    let d = c.distance;
-    if d > 0.0
+    c.distance > 0.0
         && is_outside(
             pos,
             topology,
@@ -140,7 +156,20 @@ pub fn segment_contact<P: Positions>(
             c.on_mesh,
             c.on_tool,
         )
-    {
+}
+
+/// The contact of segment `segment` (`found` is its dynamic point's triangle, `outside` what [`apart_outside`]
+/// said of it; `ends` its two end points, their signs decided unless `outside`).
+pub fn segment_contact(
+    segment: u32,
+    found: &Found,
+    outside: bool,
+    ends: [&EndPoint; 2],
+    radius: f32,
+) -> Contact {
+    let c = &found.closest;
+    let d = c.distance;
+    if outside {
         return Contact::new(
             segment,
             found.triangle,
@@ -154,15 +183,15 @@ pub fn segment_contact<P: Positions>(
     // Crossing the surface, or inside: the deeper end point inside the mesh.
     let deepest = ends
         .into_iter()
-        .filter(|e| e.signed_distance < 0.0)
-        .min_by(|a, b| a.signed_distance.total_cmp(&b.signed_distance));
-    if let Some(e) = deepest {
+        .filter_map(|e| e.signed.filter(|&s| s < 0.0).map(|s| (e, s)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((e, signed)) = deepest {
         return Contact::new(
             segment,
             e.found.triangle,
             e.point,
             e.found.closest.on_mesh,
-            e.signed_distance,
+            signed,
             radius,
             inward(&e.found),
         );

@@ -10,8 +10,9 @@
 //! point, and a triangle) the tool lies on one side of it and the triangle on the other, so every point on the
 //! tool is at least `d` from the half-space behind the plane. A neighbour whose three corners lie behind that
 //! plane is therefore no closer, and is skipped after three dot products. On a locally convex surface every
-//! neighbour is behind it and an update costs one exact test; only where the surface folds up towards the tool
-//! (a concavity, a deformation) are neighbours tested exactly.
+//! neighbour is behind it and an update costs one exact test. Where it is not (the probe inside the mesh, a
+//! concavity, a deformation), a neighbour farther from the probe than its own plane is skipped too; only the
+//! rest are tested exactly.
 //!
 //! A walk stops at a local minimum: exact on convex meshes, possibly trapped on non-convex ones. The remedies
 //! are the tool split into segments, the closest strip ([`super::strip`]) and the reseed from a clip-select
@@ -47,6 +48,29 @@ impl Probe {
                     on_mesh: c,
                 }
             }
+        }
+    }
+
+    /// A lower bound of the distance to a triangle: the distance to its plane. From inside a convex part of
+    /// the mesh, where the separating-plane test below never holds (the surface bends towards the probe), this
+    /// still rules out most neighbours for a dot product.
+    #[inline]
+    fn plane_bound(&self, t: &PreparedTriangle) -> f32 {
+        if !t.is_proper() {
+            return 0.0;
+        }
+        let n = t.normal();
+        let (scale, corner) = (n.length().recip(), t.corners()[0]);
+        match *self {
+            Self::Segment(a, b) => {
+                let (ha, hb) = (n.dot(a - corner) * scale, n.dot(b - corner) * scale);
+                if ha * hb <= 0.0 {
+                    0.0
+                } else {
+                    ha.abs().min(hb.abs())
+                }
+            }
+            Self::Point(p) => n.dot(p - corner).abs() * scale,
         }
     }
 
@@ -155,17 +179,22 @@ pub fn walk<P: Positions>(
         let behind = m.dot(best.closest.on_mesh)
             + PLANE_SLACK * (1.0 + best.closest.on_mesh.abs().max_element());
         let mut next: Option<Found> = None;
+        // The current triangle lies behind the plane itself: only a neighbour's other corners can be in front.
+        let current = topology.triangles[best.triangle as usize];
         topology
             .adjacency
-            .for_each_neighbour(&topology.triangles, best.triangle, |n, _| {
-                let corners = topology.triangles[n as usize].map(|v| pos.get(v));
-                if corners.iter().all(|&c| m.dot(c) <= behind) {
+            .for_each_neighbour(&topology.triangles, best.triangle, |n, tri| {
+                let in_front = |v: &u32| !current.contains(v) && m.dot(pos.get(*v)) > behind;
+                if !tri.iter().any(in_front) {
                     return;
                 }
-                let prepared = PreparedTriangle::new(corners);
+                let prepared = PreparedTriangle::new(tri.map(|v| pos.get(v)));
+                let to_beat = next.as_ref().map_or(d, |f| f.closest.distance);
+                if probe.plane_bound(&prepared) >= to_beat {
+                    return;
+                }
                 counters.exact_tests += 1;
                 let closest = probe.closest(&prepared);
-                let to_beat = next.as_ref().map_or(d, |f| f.closest.distance);
                 if closest.distance < to_beat {
                     next = Some(Found {
                         triangle: n,

@@ -104,6 +104,10 @@ pub fn pseudo_normal<P: Positions>(
 }
 
 /// True when `point` lies outside the mesh (or on it), given its closest point `on_mesh` on triangle `t`.
+///
+/// At a vertex the angle weights (two `atan2` per fan triangle) are only needed when the fan's faces disagree:
+/// if the point is in front of every one of them, or behind every one, every positive combination of their
+/// normals (the pseudo-normal among them) agrees too.
 pub fn is_outside<P: Positions>(
     pos: &P,
     topology: &Topology,
@@ -112,8 +116,22 @@ pub fn is_outside<P: Positions>(
     on_mesh: Vec3,
     point: Vec3,
 ) -> bool {
+    let away = point - on_mesh;
     let feature = feature_of(on_mesh, prepared);
-    (point - on_mesh).dot(pseudo_normal(pos, topology, t, prepared, feature)) >= 0.0
+    if let Feature::Vertex(i) = feature {
+        let v = topology.triangles[t as usize][i as usize];
+        let (mut front, mut behind) = (false, false);
+        for &f in topology.adjacency.fan(v) {
+            let [a, b, c] = topology.triangles[f as usize].map(|w| pos.get(w));
+            let side = away.dot((b - a).cross(c - a));
+            front |= side > 0.0;
+            behind |= side < 0.0;
+        }
+        if front != behind {
+            return front;
+        }
+    }
+    away.dot(pseudo_normal(pos, topology, t, prepared, feature)) >= 0.0
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 //! costs at most `max_strip_length` steps whatever the mesh size.
 
 use super::Positions;
-use super::adjacency::NONE;
+use super::adjacency::{NONE, share_an_edge};
 use super::view::Topology;
 use glam::Vec3;
 
@@ -154,10 +154,11 @@ fn route<P: Positions>(
             consider(n, &mut best);
         }
         if best.is_none() {
+            let own = triangles[current as usize];
             topology
                 .adjacency
-                .for_each_neighbour(triangles, current, |n, across_edge| {
-                    if !across_edge {
+                .for_each_neighbour(triangles, current, |n, corners| {
+                    if !share_an_edge(own, corners) {
                         consider(n, &mut best);
                     }
                 });

@@ -16,7 +16,7 @@
 
 use super::Positions;
 use super::adjacency::NONE;
-use super::contact::{Contact, EndPoint, segment_contact, triangle_contact};
+use super::contact::{Contact, EndPoint, apart_outside, segment_contact, triangle_contact};
 use super::dynamic_point::{
     Found, Probe, WalkCounters, closest_of, evaluate, nearest_vertex_starts, walk,
 };
@@ -137,6 +137,11 @@ struct State {
     next_end_points: Vec<u32>,
     next_end_inside: Vec<bool>,
     found_ends: Vec<EndPoint>,
+    /// Whether the attempt in progress looked at end point `j` (else nothing needed it).
+    end_fresh: Vec<bool>,
+    /// The attempt's dynamic points, and whether each segment is apart from the surface and outside.
+    found_segments: Vec<Found>,
+    outside: Vec<bool>,
     contacts: Vec<Contact>,
     /// `max_strip_length` slots per segment; `strip_lengths[k]` of segment `k`'s are used.
     strips: Vec<Contact>,
@@ -174,9 +179,9 @@ impl Tracker {
         let n = def.segment_count as usize;
         let strip = def.max_strip_length as usize;
         let topology = view.topology();
-        let placeholder = EndPoint {
-            point: Vec3::ZERO,
-            found: Found {
+        let placeholder = EndPoint::new(
+            Vec3::ZERO,
+            Found {
                 triangle: NONE,
                 closest: crate::geometry::Closest {
                     distance: f32::INFINITY,
@@ -185,8 +190,7 @@ impl Tracker {
                 },
                 prepared: crate::geometry::closest::PreparedTriangle::new([Vec3::ZERO; 3]),
             },
-            signed_distance: f32::INFINITY,
-        };
+        );
         let state = State {
             topology,
             segments: vec![NONE; n],
@@ -196,6 +200,9 @@ impl Tracker {
             next_end_points: vec![NONE; n + 1],
             next_end_inside: vec![false; n + 1],
             found_ends: vec![placeholder; n + 1],
+            end_fresh: vec![false; n + 1],
+            found_segments: vec![placeholder.found; n],
+            outside: vec![false; n],
             contacts: Vec::with_capacity(n),
             strips: vec![Contact::default(); n * strip],
             strip_lengths: vec![0; n],
@@ -389,6 +396,10 @@ impl State {
 
     /// One attempt at an update on `pos`. Reads the committed state, writes only the `next_*` buffers and the
     /// outputs, so a discarded attempt leaves nothing behind.
+    ///
+    /// Three phases: every segment's dynamic point; then the end points some segment needs (one in contact,
+    /// for its strip's routes, or crossing the surface, for its depth), taken from the segment's own answer
+    /// when its closest point is that end point; then the contacts and strips.
     fn compute<P: Positions>(&mut self, pos: &P, tool: &Tool, def: &TrackerDef) {
         let topology = &*self.topology;
         let n = def.segment_count as usize;
@@ -403,8 +414,15 @@ impl State {
         let mut counters = WalkCounters::default();
         let (mut scans, mut seeds_taken, mut strip_moves) = (0, 0, 0);
 
-        // Walks that have no previous answer start from the nearest vertex; one scan serves all of them.
+        // Walks that have no previous answer start from the nearest vertex; one scan serves all of them, the
+        // segments' first, then the end points'.
         self.scan_probes.clear();
+        for k in 0..n {
+            if self.segments[k] == NONE {
+                self.scan_probes
+                    .push(Probe::Segment(point(k), point(k + 1)));
+            }
+        }
         for j in 0..=n {
             if self.end_points[j] == NONE {
                 self.scan_probes.push(Probe::Point(point(j)));
@@ -419,18 +437,62 @@ impl State {
                 starts.fill(0);
             }
         }
-
         let mut scanned = 0;
-        for j in 0..=n {
-            let probe = Probe::Point(point(j));
-            let (start, steps) = match self.end_points[j] {
+
+        // 1. The dynamic points.
+        for k in 0..n {
+            let probe = Probe::Segment(point(k), point(k + 1));
+            let (start, steps) = match self.segments[k] {
                 NONE => {
                     scanned += 1;
                     (self.scan_starts[scanned - 1], START_WALK_STEPS)
                 }
                 t => (t, WALK_STEPS),
             };
-            let mut found = evaluate(pos, topology, start, &probe, &mut counters);
+            let found = evaluate(pos, topology, start, &probe, &mut counters);
+            let seeds = &self.seeds.segments[k];
+            let seeded = closest_of(pos, topology, found, seeds, &probe, &mut counters);
+            seeds_taken += u64::from(seeded.triangle != found.triangle);
+            let found = walk(pos, topology, seeded, &probe, steps, &mut counters);
+            self.found_segments[k] = found;
+            self.outside[k] = apart_outside(pos, topology, &found);
+        }
+
+        // 2. The end points the segments need.
+        for j in 0..=n {
+            let p = point(j);
+            let adjacent = j.saturating_sub(1)..j.min(n - 1) + 1;
+            let fresh = self.end_points[j] == NONE;
+            let (start, steps) = if fresh {
+                scanned += 1;
+                (self.scan_starts[scanned - 1], START_WALK_STEPS)
+            } else {
+                (self.end_points[j], WALK_STEPS)
+            };
+            let needed = fresh
+                || adjacent.clone().any(|k| {
+                    !self.outside[k] || self.found_segments[k].closest.distance < tool.radius
+                });
+            self.end_fresh[j] = needed;
+            if !needed {
+                // Apart and out of contact: nothing reads it; it stays where it was.
+                self.next_end_points[j] = self.end_points[j];
+                continue;
+            }
+            // A segment apart and outside whose closest point is this end point: the same answer.
+            let tiny = 1e-12 * (1.0 + p.length_squared());
+            if let Some(k) = adjacent.clone().find(|&k| {
+                self.outside[k]
+                    && (self.found_segments[k].closest.on_tool - p).length_squared() <= tiny
+            }) {
+                let mut found = self.found_segments[k];
+                found.closest.on_tool = p;
+                self.found_ends[j] = EndPoint::outside(p, found);
+                self.next_end_points[j] = found.triangle;
+                continue;
+            }
+            let probe = Probe::Point(p);
+            let found = evaluate(pos, topology, start, &probe, &mut counters);
             // Inside, an end point keeps following the surface it entered through (see `contact`): a seed
             // from the far side of a thin part would flip its depth, so only end points outside take seeds.
             let seeds: &[u32] = if self.end_inside[j] {
@@ -440,55 +502,27 @@ impl State {
             };
             let seeded = closest_of(pos, topology, found, seeds, &probe, &mut counters);
             seeds_taken += u64::from(seeded.triangle != found.triangle);
-            found = walk(pos, topology, seeded, &probe, steps, &mut counters);
+            let found = walk(pos, topology, seeded, &probe, steps, &mut counters);
             self.next_end_points[j] = found.triangle;
-            self.found_ends[j] = EndPoint::new(pos, topology, point(j), found);
-            self.next_end_inside[j] = self.found_ends[j].signed_distance < 0.0;
+            self.found_ends[j] = EndPoint::new(p, found);
         }
 
+        // 3. Contacts and strips.
         self.contacts.clear();
         let room = def.max_strip_length as usize;
         for k in 0..n {
             let (a, b) = (point(k), point(k + 1));
             let probe = Probe::Segment(a, b);
-            let ends = [&self.found_ends[k], &self.found_ends[k + 1]];
-            // Without a previous answer, the closer of its end points' triangles is a good start.
-            let (mut found, steps) = match self.segments[k] {
-                NONE => {
-                    let from_a =
-                        evaluate(pos, topology, ends[0].found.triangle, &probe, &mut counters);
-                    let both = closest_of(
-                        pos,
-                        topology,
-                        from_a,
-                        &[ends[1].found.triangle],
-                        &probe,
-                        &mut counters,
-                    );
-                    (both, START_WALK_STEPS)
-                }
-                t => (
-                    evaluate(pos, topology, t, &probe, &mut counters),
-                    WALK_STEPS,
-                ),
-            };
-            let seeded = closest_of(
-                pos,
-                topology,
-                found,
-                &self.seeds.segments[k],
-                &probe,
-                &mut counters,
-            );
-            seeds_taken += u64::from(seeded.triangle != found.triangle);
-            found = walk(pos, topology, seeded, &probe, steps, &mut counters);
-            let mut contact = segment_contact(pos, topology, k as u32, &found, ends, tool.radius);
+            let mut found = self.found_segments[k];
+            let ends = &mut self.found_ends[k..k + 2];
+            let mut contact =
+                contact_of(pos, topology, ends, k, &found, self.outside[k], tool.radius);
             let mut length = 0;
             if contact.penetration > 0.0 && room > 0 {
                 let slots = &mut self.strips[k * room..(k + 1) * room];
-                let targets = [ends[0], ends[1]].map(|e| Target {
-                    triangle: e.found.triangle,
-                    point: e.found.closest.on_mesh,
+                let targets = [k, k + 1].map(|j| Target {
+                    triangle: self.found_ends[j].found.triangle,
+                    point: self.found_ends[j].found.closest.on_mesh,
                 });
                 // Twice at most: a strip triangle closer than the dynamic point moves it, and the strip is
                 // rebuilt around where it lands.
@@ -504,7 +538,12 @@ impl State {
                     );
                     let mut nearest: Option<Found> = None;
                     for (slot, &t) in slots.iter_mut().zip(&self.route) {
-                        let f = evaluate(pos, topology, t, &probe, &mut counters);
+                        // The first is the dynamic point's own triangle, already evaluated.
+                        let f = if t == found.triangle {
+                            found
+                        } else {
+                            evaluate(pos, topology, t, &probe, &mut counters)
+                        };
                         *slot = triangle_contact(pos, topology, k as u32, &f, a, b, tool.radius);
                         if nearest.is_none_or(|m| f.closest.distance < m.closest.distance) {
                             nearest = Some(f);
@@ -518,8 +557,10 @@ impl State {
                         {
                             strip_moves += 1;
                             found = walk(pos, topology, m, &probe, WALK_STEPS, &mut counters);
+                            let outside = apart_outside(pos, topology, &found);
+                            let ends = &mut self.found_ends[k..k + 2];
                             contact =
-                                segment_contact(pos, topology, k as u32, &found, ends, tool.radius);
+                                contact_of(pos, topology, ends, k, &found, outside, tool.radius);
                         }
                         _ => break,
                     }
@@ -528,6 +569,10 @@ impl State {
             self.next_segments[k] = found.triangle;
             self.strip_lengths[k] = length as u32;
             self.contacts.push(contact);
+        }
+        // An end point left alone has only segments apart and outside around it: it is outside too.
+        for j in 0..=n {
+            self.next_end_inside[j] = self.end_fresh[j] && self.found_ends[j].is_inside();
         }
         self.counters = counters;
         self.vertex_scans = scans;
@@ -551,4 +596,23 @@ impl State {
         s.vertex_scans += self.vertex_scans;
         s.seeds_taken += self.seeds_taken;
     }
+}
+
+/// The contact of segment `k` found on `found` (`outside`: apart from the surface and outside), deciding its
+/// two end points' signs (`ends`) only if it crosses the surface or lies inside.
+fn contact_of<P: Positions>(
+    pos: &P,
+    topology: &Topology,
+    ends: &mut [EndPoint],
+    k: usize,
+    found: &Found,
+    outside: bool,
+    radius: f32,
+) -> Contact {
+    if !outside {
+        for end in ends.iter_mut() {
+            end.signed_distance(pos, topology);
+        }
+    }
+    segment_contact(k as u32, found, outside, [&ends[0], &ends[1]], radius)
 }
