@@ -210,14 +210,20 @@ pub fn segment_contact(
     )
 }
 
-/// A strip triangle checked exactly against segment `[a, b]`: its own signed distance, the sign from its
-/// closest feature's pseudo-normal; where the segment crosses the triangle, minus the distance from the end
-/// point behind the triangle's plane to the triangle (how deep the tool reached past this triangle).
+/// A strip triangle checked exactly against segment `[a, b]`, its distance signed for that triangle alone:
+/// - the segment apart from the mesh and outside it (`segment_outside`, its own contact's verdict): the plain
+///   distance, since no point of the segment is inside;
+/// - otherwise, apart from this triangle: the distance, negative when the segment's closest point lies behind
+///   the triangle (its closest feature's pseudo-normal): the tool pushed past it;
+/// - crossing this triangle: minus the distance from the end point behind the triangle's plane to the
+///   triangle (how deep the tool reached past it), 0 if neither end point is behind it.
+#[allow(clippy::too_many_arguments)]
 pub fn triangle_contact<P: Positions>(
     pos: &P,
     topology: &Topology,
     segment: u32,
     found: &Found,
+    segment_outside: bool,
     a: Vec3,
     b: Vec3,
     radius: f32,
@@ -225,14 +231,15 @@ pub fn triangle_contact<P: Positions>(
     let c = &found.closest;
     let inward = inward(found);
     if c.distance > 0.0 {
-        let outside = is_outside(
-            pos,
-            topology,
-            found.triangle,
-            &found.prepared,
-            c.on_mesh,
-            c.on_tool,
-        );
+        let outside = segment_outside
+            || is_outside(
+                pos,
+                topology,
+                found.triangle,
+                &found.prepared,
+                c.on_mesh,
+                c.on_tool,
+            );
         let signed = if outside { c.distance } else { -c.distance };
         return Contact::new(
             segment,

@@ -9,8 +9,10 @@
 //! neighbour whose centroid is closest to the target (the end point's closest point on the mesh), preferring
 //! the three triangles across the edges ("double vicinity", which also keeps the strip free of gaps) and
 //! falling back to the other vertex-sharing neighbours only when no edge neighbour gets closer. A route stops
-//! at its target, when no neighbour gets closer (a fold between them), or at the length bound, so a strip
-//! costs at most `max_strip_length` steps whatever the mesh size.
+//! at its target, when no neighbour gets closer (a fold between them), at the length bound, or once a triangle
+//! is out of the tool's reach (the caller checks each triangle exactly as it is added and says so): where the
+//! tool rises steeply from the surface, its shadow runs on far below it, where nothing can touch it. So a
+//! strip costs at most `max_strip_length` exact checks whatever the mesh size.
 
 use super::Positions;
 use super::adjacency::{NONE, share_an_edge};
@@ -96,7 +98,9 @@ fn centroid<P: Positions>(pos: &P, topology: &Topology, t: u32) -> Vec3 {
 
 /// Builds the strip of a dynamic point on triangle `from` towards `targets` into `out` (cleared first): `from`,
 /// then the route to the first target, then the route to the second, without repeats, at most `max_length`
-/// triangles in all (each route gets half the room the other leaves).
+/// triangles in all (each route gets half the room the other leaves). `within_reach` is called on each
+/// triangle added after `from`; a route ends after one it answers false for.
+#[allow(clippy::too_many_arguments)]
 pub fn build<P: Positions>(
     pos: &P,
     topology: &Topology,
@@ -105,6 +109,7 @@ pub fn build<P: Positions>(
     max_length: usize,
     visited: &mut Visited,
     out: &mut Vec<u32>,
+    within_reach: &mut impl FnMut(u32) -> bool,
 ) {
     out.clear();
     visited.clear();
@@ -114,11 +119,31 @@ pub fn build<P: Positions>(
     visited.insert(from);
     out.push(from);
     let first_budget = 1 + (max_length - 1).div_ceil(2);
-    route(pos, topology, from, targets[0], first_budget, visited, out);
-    route(pos, topology, from, targets[1], max_length, visited, out);
+    route(
+        pos,
+        topology,
+        from,
+        targets[0],
+        first_budget,
+        visited,
+        out,
+        within_reach,
+    );
+    route(
+        pos,
+        topology,
+        from,
+        targets[1],
+        max_length,
+        visited,
+        out,
+        within_reach,
+    );
 }
 
-/// Appends the greedy route from `from` to `target` (excluding `from`) while `out` is shorter than `limit`.
+/// Appends the greedy route from `from` to `target` (excluding `from`) while `out` is shorter than `limit` and
+/// its triangles are within reach.
+#[allow(clippy::too_many_arguments)]
 fn route<P: Positions>(
     pos: &P,
     topology: &Topology,
@@ -127,6 +152,7 @@ fn route<P: Positions>(
     limit: usize,
     visited: &mut Visited,
     out: &mut Vec<u32>,
+    within_reach: &mut impl FnMut(u32) -> bool,
 ) {
     let triangles = &topology.triangles;
     let goal = triangles[target.triangle as usize];
@@ -137,6 +163,7 @@ fn route<P: Positions>(
         if triangles[current as usize].iter().any(|v| goal.contains(v)) {
             if visited.insert(target.triangle) {
                 out.push(target.triangle);
+                within_reach(target.triangle);
             }
             return;
         }
@@ -168,6 +195,9 @@ fn route<P: Positions>(
         };
         visited.insert(next);
         out.push(next);
+        if !within_reach(next) {
+            return;
+        }
         current = next;
         distance = d;
     }
@@ -212,7 +242,17 @@ mod tests {
             triangle: 0,
             point: Vec3::new(0.5, 0.2, 0.0),
         };
-        build(&p, &topology, 20, [right, left], 64, &mut visited, &mut out);
+        let mut all = |_| true;
+        build(
+            &p,
+            &topology,
+            20,
+            [right, left],
+            64,
+            &mut visited,
+            &mut out,
+            &mut all,
+        );
         assert_eq!(out[0], 20);
         assert!(out.contains(&39) && out.contains(&0), "{out:?}");
         // No repeats, and every column between the ends is covered (edge neighbours first: no gaps).
@@ -227,8 +267,32 @@ mod tests {
             );
         }
         // The bound holds, the first route getting half of it.
-        build(&p, &topology, 20, [right, left], 9, &mut visited, &mut out);
+        build(
+            &p,
+            &topology,
+            20,
+            [right, left],
+            9,
+            &mut visited,
+            &mut out,
+            &mut all,
+        );
         assert_eq!(out.len(), 9);
         assert_eq!(out.iter().filter(|&&x| x / 2 > 10).count(), 4);
+        // Out of reach beyond column 12 on the right, 8 on the left: each route ends after its first such.
+        let mut near = |t: u32| (9..=12).contains(&(t / 2));
+        build(
+            &p,
+            &topology,
+            20,
+            [right, left],
+            64,
+            &mut visited,
+            &mut out,
+            &mut near,
+        );
+        let columns: Vec<u32> = out.iter().map(|t| t / 2).collect();
+        assert_eq!(columns.iter().max(), Some(&13), "{out:?}");
+        assert_eq!(columns.iter().min(), Some(&8), "{out:?}");
     }
 }

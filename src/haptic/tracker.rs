@@ -42,6 +42,9 @@ pub const MAX_STRIP_LENGTH: u32 = 1024;
 const WALK_STEPS: u32 = 64;
 /// Moves a walk may make from a vertex-scan start.
 const START_WALK_STEPS: u32 = 4096;
+/// A strip's routes end at the first triangle farther from the segment than this many tool radii: where the tool
+/// rises from the surface, its shadow beyond cannot touch it.
+const STRIP_REACH: f32 = 2.0;
 /// A strip triangle must beat the dynamic point's distance by this much (relative to the coordinates) to
 /// move it, so float noise does not make it hop between equally close triangles.
 const STRIP_MOVE_SLACK: f32 = 1e-6;
@@ -147,6 +150,8 @@ struct State {
     strips: Vec<Contact>,
     strip_lengths: Vec<u32>,
     route: Vec<u32>,
+    /// The strip's triangles checked exactly, in route order.
+    strip_found: Vec<Found>,
     visited: Visited,
     /// Candidates taken from the last reseed, used by the next successful update.
     seeds: Seeds,
@@ -207,6 +212,7 @@ impl Tracker {
             strips: vec![Contact::default(); n * strip],
             strip_lengths: vec![0; n],
             route: Vec::with_capacity(strip),
+            strip_found: Vec::with_capacity(strip),
             visited: Visited::new(strip),
             seeds: Seeds::new(n),
             scan_probes: Vec::with_capacity(2 * n + 1),
@@ -514,9 +520,9 @@ impl State {
             let (a, b) = (point(k), point(k + 1));
             let probe = Probe::Segment(a, b);
             let mut found = self.found_segments[k];
+            let mut outside = self.outside[k];
             let ends = &mut self.found_ends[k..k + 2];
-            let mut contact =
-                contact_of(pos, topology, ends, k, &found, self.outside[k], tool.radius);
+            let mut contact = contact_of(pos, topology, ends, k, &found, outside, tool.radius);
             let mut length = 0;
             if contact.penetration > 0.0 && room > 0 {
                 let slots = &mut self.strips[k * room..(k + 1) * room];
@@ -527,6 +533,10 @@ impl State {
                 // Twice at most: a strip triangle closer than the dynamic point moves it, and the strip is
                 // rebuilt around where it lands.
                 for pass in 0..2 {
+                    let checked = &mut self.strip_found;
+                    checked.clear();
+                    checked.push(found);
+                    let reach = STRIP_REACH * tool.radius;
                     strip::build(
                         pos,
                         topology,
@@ -535,18 +545,26 @@ impl State {
                         room,
                         &mut self.visited,
                         &mut self.route,
+                        &mut |t| {
+                            let f = evaluate(pos, topology, t, &probe, &mut counters);
+                            checked.push(f);
+                            f.closest.distance <= reach
+                        },
                     );
                     let mut nearest: Option<Found> = None;
-                    for (slot, &t) in slots.iter_mut().zip(&self.route) {
-                        // The first is the dynamic point's own triangle, already evaluated.
-                        let f = if t == found.triangle {
-                            found
-                        } else {
-                            evaluate(pos, topology, t, &probe, &mut counters)
-                        };
-                        *slot = triangle_contact(pos, topology, k as u32, &f, a, b, tool.radius);
+                    for (slot, f) in slots.iter_mut().zip(checked.iter()) {
+                        *slot = triangle_contact(
+                            pos,
+                            topology,
+                            k as u32,
+                            f,
+                            outside,
+                            a,
+                            b,
+                            tool.radius,
+                        );
                         if nearest.is_none_or(|m| f.closest.distance < m.closest.distance) {
-                            nearest = Some(f);
+                            nearest = Some(*f);
                         }
                     }
                     length = self.route.len();
@@ -557,7 +575,7 @@ impl State {
                         {
                             strip_moves += 1;
                             found = walk(pos, topology, m, &probe, WALK_STEPS, &mut counters);
-                            let outside = apart_outside(pos, topology, &found);
+                            outside = apart_outside(pos, topology, &found);
                             let ends = &mut self.found_ends[k..k + 2];
                             contact =
                                 contact_of(pos, topology, ends, k, &found, outside, tool.radius);
