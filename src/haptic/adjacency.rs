@@ -68,22 +68,31 @@ impl Adjacency {
                 *slot += 1;
             }
         }
+        // Edge neighbours, vertex by vertex: edge `i` of a triangle starts at its corner `i`, so it is found in
+        // that corner's fan, among the fan's triangles, whose corners are read once into `local` (a random
+        // access per triangle and corner instead of one per candidate).
         grow(&mut adjacency.edge_neighbours, triangles.len())?;
-        for (t, tri) in triangles.iter().enumerate() {
-            let mut across = [NONE; 3];
-            for (i, slot) in across.iter_mut().enumerate() {
-                let (a, b) = (tri[i], tri[(i + 1) % 3]);
-                if a == b {
-                    continue;
+        adjacency.edge_neighbours.resize(triangles.len(), [NONE; 3]);
+        let mut local: Vec<(u32, [u32; 3])> = Vec::new();
+        for v in 0..vertex_count as u32 {
+            local.clear();
+            let fan = adjacency.fan(v);
+            grow(&mut local, fan.len())?;
+            local.extend(fan.iter().map(|&t| (t, triangles[t as usize])));
+            for &(t, corners) in &local {
+                for i in 0..3 {
+                    let next = corners[(i + 1) % 3];
+                    if corners[i] != v || next == v {
+                        continue;
+                    }
+                    if let Some(&(u, _)) = local
+                        .iter()
+                        .find(|(u, other)| *u != t && other.contains(&next))
+                    {
+                        adjacency.edge_neighbours[t as usize][i] = u;
+                    }
                 }
-                *slot = adjacency
-                    .fan(a)
-                    .iter()
-                    .copied()
-                    .find(|&n| n != t as u32 && triangles[n as usize].contains(&b))
-                    .unwrap_or(NONE);
             }
-            adjacency.edge_neighbours.push(across);
         }
         Ok(adjacency)
     }
