@@ -4,9 +4,9 @@
 # Mesa's Vulkan drivers + the Vulkan loader so the GPU backend runs on lavapipe without a GPU,
 # Mono's mcs and runtime for the C# binding), then cargo fmt/clippy, the Rust tests on both backends
 # (header check included), the C/C++ examples under ctest (CPU and GPU cases), the Python and C#
-# bindings' tests (bindings/run-tests.sh), and smoke runs of the benchmarks (clip-select, GPU, haptic). Needs ../shared
-# beside the checkout (the liver mesh). With CI=true, GPU tests that find no adapter fail instead
-# of skipping.
+# bindings' tests (bindings/run-tests.sh), and smoke runs of the benchmarks (clip-select, GPU,
+# haptic). Needs ../shared beside the checkout (the liver mesh). With CI=true, GPU tests that
+# find no adapter fail instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
