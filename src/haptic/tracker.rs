@@ -4,15 +4,18 @@
 //! An update, per tool pose:
 //! 1. If the mesh's triangles were replaced, take the new topology and move every tracked triangle onto a
 //!    triangle of one of its surviving vertices (a scan of the vertices when none survives).
-//! 2. On one consistent copy of the positions ([`super::mirror`]): walk each end point probe, then each
-//!    segment's dynamic point, from where they were (or from a reseed candidate if it is closer).
+//! 2. On one consistent copy of the positions ([`super::mirror`]): walk each segment's dynamic point from
+//!    where it was (or from a reseed candidate if that is closer), then the end point probes a segment needs:
+//!    those of segments in contact (their strips' route targets) or crossing the surface (their depth).
 //! 3. Per segment: its contact ([`super::contact`]); if in contact, its closest strip, every strip triangle
 //!    checked exactly, and the dynamic point moved to a strip triangle closer than its own (the paper's remedy
 //!    for a point trapped in a local concavity), walked on, and the strip rebuilt from there.
 //!
-//! Nothing is allocated once created, no lock is waited on (the state's and the seeds' mutexes are only
-//! tried), and nothing depends on the mesh size except the one-time vertex scan that starts a walk without a
-//! previous answer.
+//! Nothing is allocated once created (a topology change may free the previous topology, once). No lock is
+//! waited on: the state's and the seeds' mutexes are only tried, and the topology's is taken after a topology
+//! change only, while the writer holds it for a pointer swap. Nothing depends on the mesh size except the
+//! one-time vertex scan that starts a walk without a previous answer, and the strips' length, which grows
+//! with the mesh's resolution (the tool's shadow covers more triangles) up to `max_strip_length`.
 
 use super::Positions;
 use super::adjacency::NONE;
