@@ -516,19 +516,30 @@ fn main() {
         line.pop();
         println!("{line}");
     }
-    if let (Some(small), Some(large)) = (find(0, "tracker", 1), find(sizes.len() - 1, "tracker", 1))
-    {
-        println!(
-            "  one segment, {} / {}: {:.2}x median, {:.2}x mean (target <= 1.5x)",
-            format_count(sizes[sizes.len() - 1]),
-            format_count(sizes[0]),
-            large.median / small.median,
-            large.mean / small.mean
-        );
+    // The targets, for the whole update and for the bare dynamic point (no strip).
+    let last = sizes.len() - 1;
+    for (label, what) in [
+        ("tracker", "tracker"),
+        ("bare dynamic point", "tracker, no strip"),
+    ] {
+        let exact = |mesh: usize| {
+            rows.iter().find(|r| {
+                r.mesh == mesh && r.segments == 1 && r.what.split(" (").next() == Some(what)
+            })
+        };
+        if let (Some(small), Some(large)) = (exact(0), exact(last)) {
+            println!(
+                "  {label}, one segment, {} / {}: {:.2}x median, {:.2}x mean (target <= 1.5x)",
+                format_count(sizes[last]),
+                format_count(sizes[0]),
+                large.median / small.median,
+                large.mean / small.mean
+            );
+        }
         for (index, &size) in sizes.iter().enumerate() {
-            if let Some(r) = find(index, "tracker", 1) {
+            if let Some(r) = exact(index) {
                 println!(
-                    "  one segment, {}: median {}, mean {} (target <= 1 µs: {})",
+                    "  {label}, one segment, {}: median {}, mean {} (target <= 1 µs: {})",
                     format_count(size),
                     format_time(r.median),
                     format_time(r.mean),
