@@ -1,8 +1,8 @@
 /*
  * bad_input: every malformed call through the C API returns the documented status with a message, writes no
- * out-parameter, and leaves the mesh and the last results exactly as they were. Includes the asynchronous calls
- * and, on a GPU context (software adapters allowed; skipped without one unless CI is "true"), what a results
- * object refuses while its batch is in flight.
+ * out-parameter, and leaves the mesh and the last results exactly as they were. Includes the asynchronous calls,
+ * the haptic trackers and, on a GPU context (software adapters allowed; skipped without one unless CI is "true"),
+ * what a results object refuses while its batch is in flight.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -531,6 +531,173 @@ static void handle_cases(void) {
     trocar_results_destroy(other_res);
 }
 
+/* The haptic trackers: creation with bad defs and ids, updates with bad tools and too little room, strips and
+ * reseeds out of range or from results that cannot apply, and stale handles once the mesh or context is gone.
+ * No failing call writes an out-parameter or changes the tracker (the next valid update answers the same). */
+static void tracker_cases(void) {
+    TrocarTrackerDef def = trocar_default_tracker_def(), bad;
+    TrocarTracker *marker = (TrocarTracker *)&def, *t = marker, *on_gone = NULL, *orphan = NULL;
+    TrocarContact contacts[8], keep[8], sentinel[8];
+    const TrocarContact *view = (const TrocarContact *)&def;
+    uint32_t n = 12345;
+    TrocarTool tool = base_tool(), badt;
+    TrocarMeshId null_id, foreign = g_mesh, never = g_mesh, gone, other_mesh;
+    TrocarContextDef cdef = trocar_default_context_def();
+    TrocarContext *other = NULL;
+    TrocarResults *gone_res = NULL, *other_res = NULL;
+
+    check(def.segment_count == 4 && def.max_strip_length == 32, "default tracker def: %u segments, strips of %u",
+          def.segment_count, def.max_strip_length);
+    memset(&null_id, 0, sizeof null_id);
+    foreign.context ^= 0x55u;
+    never.index1 = 999;
+    EXPECT(trocar_tracker_create(NULL, g_mesh, &def, &t), TROCAR_ERROR_NULL_POINTER, "tracker_create: NULL context");
+    EXPECT(trocar_tracker_create(g_ctx, g_mesh, NULL, &t), TROCAR_ERROR_NULL_POINTER, "tracker_create: NULL def");
+    EXPECT(trocar_tracker_create(g_ctx, g_mesh, &def, NULL), TROCAR_ERROR_NULL_POINTER, "tracker_create: NULL out");
+    bad = def;
+    bad.internal_value ^= 1u;
+    EXPECT(trocar_tracker_create(g_ctx, g_mesh, &bad, &t), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_create: internal_value changed");
+    memset(&bad, 0, sizeof bad);
+    EXPECT(trocar_tracker_create(g_ctx, g_mesh, &bad, &t), TROCAR_ERROR_INVALID_ARGUMENT, "tracker_create: zeroed def");
+    bad = def;
+    bad.segment_count = 0;
+    EXPECT(trocar_tracker_create(g_ctx, g_mesh, &bad, &t), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_create: 0 segments");
+    bad.segment_count = TROCAR_MAX_TRACKER_SEGMENTS + 1;
+    EXPECT(trocar_tracker_create(g_ctx, g_mesh, &bad, &t), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_create: TROCAR_MAX_TRACKER_SEGMENTS + 1 segments");
+    bad = def;
+    bad.max_strip_length = TROCAR_MAX_STRIP_LENGTH + 1;
+    EXPECT(trocar_tracker_create(g_ctx, g_mesh, &bad, &t), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_create: strips longer than TROCAR_MAX_STRIP_LENGTH");
+    EXPECT(trocar_tracker_create(g_ctx, null_id, &def, &t), TROCAR_ERROR_INVALID_ARGUMENT, "tracker_create: null id");
+    EXPECT(trocar_tracker_create(g_ctx, foreign, &def, &t), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_create: mesh of another context");
+    EXPECT(trocar_tracker_create(g_ctx, never, &def, &t), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_create: id never created");
+    check(t == marker, "tracker_create wrote *out on failure");
+    trocar_tracker_destroy(NULL);
+
+    if (!check(trocar_tracker_create(g_ctx, g_mesh, &def, &t) == TROCAR_OK, "tracker_create")) return;
+    EXPECT(trocar_tracker_update(t, &tool, contacts, 8, &n), TROCAR_OK, "tracker_update");
+    if (!check(n == 4 && contacts[3].penetration > 0.0f && contacts[3].triangle < NT,
+               "tracker_update: %u contacts, the tip's penetration %g", n, (double)contacts[3].penetration))
+        return;
+    memcpy(keep, contacts, sizeof keep);
+
+    memset(sentinel, 0xAB, sizeof sentinel);
+    memcpy(contacts, sentinel, sizeof contacts);
+    n = 12345;
+    EXPECT(trocar_tracker_update(NULL, &tool, contacts, 8, &n), TROCAR_ERROR_NULL_POINTER,
+           "tracker_update: NULL tracker");
+    EXPECT(trocar_tracker_update(t, NULL, contacts, 8, &n), TROCAR_ERROR_NULL_POINTER, "tracker_update: NULL tool");
+    EXPECT(trocar_tracker_update(t, &tool, NULL, 8, &n), TROCAR_ERROR_NULL_POINTER, "tracker_update: NULL out");
+    EXPECT(trocar_tracker_update(t, &tool, contacts, 8, NULL), TROCAR_ERROR_NULL_POINTER,
+           "tracker_update: NULL out_count");
+    EXPECT(trocar_tracker_update(t, &tool, contacts, 3, &n), TROCAR_ERROR_OUT_OF_RANGE,
+           "tracker_update: capacity 3 for 4 segments");
+    EXPECT(trocar_tracker_update(t, &tool, contacts, 0, &n), TROCAR_ERROR_OUT_OF_RANGE, "tracker_update: capacity 0");
+    badt = tool;
+    badt.radius = 0.0f;
+    EXPECT(trocar_tracker_update(t, &badt, contacts, 8, &n), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_update: zero radius");
+    badt.radius = -0.3f;
+    EXPECT(trocar_tracker_update(t, &badt, contacts, 8, &n), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_update: negative radius");
+    badt.radius = NAN;
+    EXPECT(trocar_tracker_update(t, &badt, contacts, 8, &n), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_update: NaN radius");
+    badt = tool;
+    badt.entry[1] = NAN;
+    EXPECT(trocar_tracker_update(t, &badt, contacts, 8, &n), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_update: NaN entry");
+    badt = tool;
+    badt.tip[0] = INFINITY;
+    EXPECT(trocar_tracker_update(t, &badt, contacts, 8, &n), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_update: Inf tip");
+    badt = tool;
+    badt.tip[2] = -1e20f;
+    EXPECT(trocar_tracker_update(t, &badt, contacts, 8, &n), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_update: tip beyond TROCAR_MAX_COORDINATE");
+    badt = tool;
+    memcpy(badt.tip, badt.entry, sizeof badt.tip);
+    EXPECT(trocar_tracker_update(t, &badt, contacts, 8, &n), TROCAR_ERROR_INVALID_ARGUMENT,
+           "tracker_update: entry == tip");
+    check(n == 12345 && memcmp(contacts, sentinel, sizeof contacts) == 0, "tracker_update wrote outputs on failure");
+
+    view = (const TrocarContact *)&def;
+    EXPECT(trocar_tracker_strip(NULL, 3, &view, &n), TROCAR_ERROR_NULL_POINTER, "tracker_strip: NULL tracker");
+    EXPECT(trocar_tracker_strip(t, 3, NULL, &n), TROCAR_ERROR_NULL_POINTER, "tracker_strip: NULL out_contacts");
+    EXPECT(trocar_tracker_strip(t, 3, &view, NULL), TROCAR_ERROR_NULL_POINTER, "tracker_strip: NULL out_count");
+    EXPECT(trocar_tracker_strip(t, 4, &view, &n), TROCAR_ERROR_OUT_OF_RANGE, "tracker_strip: segment 4 of 4");
+    EXPECT(trocar_tracker_strip(t, UINT32_MAX, &view, &n), TROCAR_ERROR_OUT_OF_RANGE,
+           "tracker_strip: segment UINT32_MAX");
+    check(view == (const TrocarContact *)&def && n == 12345, "tracker_strip wrote outputs on failure");
+    EXPECT(trocar_tracker_strip(t, 3, &view, &n), TROCAR_OK, "tracker_strip: the tip's segment");
+    check(view != NULL && n > 0 && n <= def.max_strip_length && view[0].segment == 3 && view[0].triangle < NT,
+          "tracker_strip: %u triangles", n);
+    EXPECT(trocar_tracker_strip(t, 0, &view, &n), TROCAR_OK, "tracker_strip: a segment out of contact");
+    check(view == NULL && n == 0, "a segment out of contact has a strip of %u", n);
+    n = 12345;
+
+    EXPECT(trocar_tracker_reseed(NULL, g_res, 0), TROCAR_ERROR_NULL_POINTER, "tracker_reseed: NULL tracker");
+    EXPECT(trocar_tracker_reseed(t, NULL, 0), TROCAR_ERROR_NULL_POINTER, "tracker_reseed: NULL results");
+    EXPECT(trocar_tracker_reseed(t, g_res, 1), TROCAR_ERROR_OUT_OF_RANGE, "tracker_reseed: query_index 1 of 1");
+    EXPECT(trocar_tracker_reseed(t, g_res, UINT32_MAX), TROCAR_ERROR_OUT_OF_RANGE,
+           "tracker_reseed: query_index UINT32_MAX");
+    if (check(trocar_mesh_create(g_ctx, g_pos, NV, g_tri, NT, &other_mesh) == TROCAR_OK, "second mesh") &&
+        check(trocar_results_create(g_ctx, &gone_res) == TROCAR_OK, "results for the second mesh") &&
+        check(trocar_query_static(g_ctx, other_mesh, &tool, TROCAR_VOLUME_CAPSULE, gone_res) == TROCAR_OK,
+              "query on the second mesh")) {
+        EXPECT(trocar_tracker_reseed(t, gone_res, 0), TROCAR_ERROR_INVALID_ARGUMENT,
+               "tracker_reseed: a query on another mesh");
+        /* A tracker of that mesh, which is then destroyed: stale from then on. */
+        if (check(trocar_tracker_create(g_ctx, other_mesh, &def, &on_gone) == TROCAR_OK, "tracker of the second mesh")) {
+            gone = other_mesh;
+            EXPECT(trocar_mesh_destroy(g_ctx, gone), TROCAR_OK, "mesh_destroy: under its tracker");
+            EXPECT(trocar_tracker_update(on_gone, &tool, contacts, 8, &n), TROCAR_ERROR_STALE_HANDLE,
+                   "tracker_update: its mesh destroyed");
+            EXPECT(trocar_tracker_strip(on_gone, 0, &view, &n), TROCAR_ERROR_STALE_HANDLE,
+                   "tracker_strip: its mesh destroyed");
+            EXPECT(trocar_tracker_reseed(on_gone, gone_res, 0), TROCAR_ERROR_STALE_HANDLE,
+                   "tracker_reseed: its mesh destroyed");
+            EXPECT(trocar_tracker_create(g_ctx, gone, &def, &t), TROCAR_ERROR_STALE_HANDLE,
+                   "tracker_create: destroyed mesh");
+            trocar_tracker_destroy(on_gone);
+        }
+    }
+    trocar_results_destroy(gone_res);
+    cdef.backend = TROCAR_BACKEND_CPU;
+    if (check(trocar_context_create(&cdef, &other) == TROCAR_OK, "second context") &&
+        check(trocar_results_create(other, &other_res) == TROCAR_OK, "results of the second context") &&
+        check(trocar_mesh_create(other, g_pos, NV, g_tri, NT, &other_mesh) == TROCAR_OK, "mesh of the second context") &&
+        check(trocar_query_static(other, other_mesh, &tool, TROCAR_VOLUME_CAPSULE, other_res) == TROCAR_OK,
+              "query in the second context")) {
+        EXPECT(trocar_tracker_reseed(t, other_res, 0), TROCAR_ERROR_INVALID_ARGUMENT,
+               "tracker_reseed: results of another context");
+        /* A tracker outliving its context: stale, and it can still be destroyed. */
+        if (check(trocar_tracker_create(other, other_mesh, &def, &orphan) == TROCAR_OK, "tracker in the second context")) {
+            trocar_context_destroy(other);
+            other = NULL;
+            EXPECT(trocar_tracker_update(orphan, &tool, contacts, 8, &n), TROCAR_ERROR_STALE_HANDLE,
+                   "tracker_update: its context destroyed");
+            trocar_tracker_destroy(orphan);
+        }
+    }
+    trocar_context_destroy(other);
+    trocar_results_destroy(other_res);
+    check(n == 12345 && memcmp(contacts, sentinel, sizeof contacts) == 0, "failed tracker calls wrote outputs");
+
+    /* A valid reseed from the baseline query, then the same answer as before every rejection. */
+    EXPECT(trocar_tracker_reseed(t, g_res, 0), TROCAR_OK, "tracker_reseed: the baseline query");
+    EXPECT(trocar_tracker_update(t, &tool, contacts, 8, &n), TROCAR_OK, "tracker_update: after the rejections");
+    check(n == 4 && memcmp(contacts, keep, 4 * sizeof contacts[0]) == 0, "a rejected call changed the tracker");
+    trocar_tracker_destroy(t);
+    check_results_kept("tracker calls");
+    check_untouched("tracker calls");
+}
+
 /* The asynchronous calls on the CPU context: NULL pointers, another context's results, a rejected batch (the
  * results keep the last answer); on the CPU a submitted batch is answered at once. */
 static void async_cases(void) {
@@ -644,6 +811,13 @@ static void pending_cases(void) {
     EXPECT(trocar_query_dynamic(gpu, mesh, &tool, BASE_NEW_TIP, TROCAR_VOLUME_FRUSTUM, r), TROCAR_ERROR_PENDING,
            "query_dynamic: batch in flight");
     EXPECT(trocar_results_wait(g_ctx, r), TROCAR_ERROR_INVALID_ARGUMENT, "results_wait: through another context");
+    {
+        TrocarTracker *tracker = NULL;
+        TrocarTrackerDef tdef = trocar_default_tracker_def();
+        if (check(trocar_tracker_create(gpu, mesh, &tdef, &tracker) == TROCAR_OK, "tracker on the GPU context"))
+            EXPECT(trocar_tracker_reseed(tracker, r, 0), TROCAR_ERROR_PENDING, "tracker_reseed: batch in flight");
+        trocar_tracker_destroy(tracker);
+    }
     check(trocar_results_is_pending(r, &pending) == TROCAR_OK && pending == 1,
           "a refused call ended the batch in flight");
     EXPECT(trocar_results_wait(gpu, r), TROCAR_OK, "results_wait: the batch in flight");
@@ -821,6 +995,7 @@ int main(void) {
     query_cases();
     handle_cases();
     async_cases();
+    tracker_cases();
     pending_cases();
     message_cases();
     ccd_cases();

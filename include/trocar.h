@@ -30,6 +30,16 @@
  *   trocar_mesh_update_positions since a CCD query last read it (upload it in as many pieces as you like)
  *   to its current ones; every CCD query before the next update sees the same motion.
  *
+ * Haptic tracking
+ *   A force-feedback loop needs contacts every millisecond. trocar_tracker_create attaches a
+ *   tracker to a mesh (Maciel & De's dynamic points: the tool line split into segment_count
+ *   segments, each with the point closest to the mesh and its closest triangle, moved by walking
+ *   the triangle adjacency); trocar_tracker_update (haptic thread, every ms) gives one
+ *   TrocarContact per segment and, for segments in contact, a closest strip checked exactly
+ *   (trocar_tracker_strip). Once per simulation step, run a capsule query with the tool and pass
+ *   its results to trocar_tracker_reseed: a dynamic point trapped in a local concavity is then
+ *   corrected. After trocar_mesh_set_triangles, updates only ever name live triangles.
+ *
  * Errors
  *   Every call that can fail returns a TrocarStatus; TROCAR_OK is 0. Out-parameters are written only
  *   on success. trocar_last_error_message gives the calling thread's last failure in words. A
@@ -50,6 +60,22 @@
  *   - trocar_context_destroy must not run concurrently with any other call on that context. Results
  *     objects may outlive their context (they can only be destroyed then).
  *   - trocar_last_error_message reports the calling thread's last failure only.
+ *   - A TrocarTracker is updated on one thread at a time (trocar_tracker_update, and
+ *     trocar_tracker_strip whose view lasts until the next update); a second thread calling either
+ *     meanwhile gets TROCAR_ERROR_INVALID_ARGUMENT at once instead of waiting.
+ *     trocar_tracker_reseed may be called from any thread, concurrently with the updates.
+ *     trocar_tracker_destroy must not race with other calls on that tracker.
+ *   - An update never blocks on another thread for longer than it takes to copy what it reads:
+ *     it does not take the mesh's lock, so it does not wait for queries or for
+ *     trocar_mesh_update_positions on that mesh (another thread may run them meanwhile), nor for
+ *     any GPU work. A mesh with trackers keeps a second, lock-free copy of its positions (a
+ *     double-buffered sequence lock): each update computes on one consistent set of positions,
+ *     never a mix of two updates, and retries if a write overlapped it; after 4 overlapped tries
+ *     it asks the writer to wait, so trocar_mesh_update_positions may wait for one tracker update
+ *     (microseconds) but a tracker update always finishes. A trocar_mesh_set_triangles
+ *     concurrent with an update applies from the next update on.
+ *   - A tracker may outlive its mesh and its context: its calls then return
+ *     TROCAR_ERROR_STALE_HANDLE, and it can only be destroyed.
  *
  * Volumes (see README): TROCAR_VOLUME_CAPSULE is the round tool (static: points within radius of
  * the segment entry->tip; dynamic: within radius of the triangle entry, tip, new_tip).
@@ -76,6 +102,16 @@
  * Largest coordinate magnitude (and radius) accepted: positions and tools beyond it are refused.
  */
 #define TROCAR_MAX_COORDINATE 1.0e6
+
+/**
+ * Most segments a tracker's tool line may be split into (`TrocarTrackerDef.segment_count`).
+ */
+#define TROCAR_MAX_TRACKER_SEGMENTS 64
+
+/**
+ * Longest closest strip a tracker may keep per segment (`TrocarTrackerDef.max_strip_length`).
+ */
+#define TROCAR_MAX_STRIP_LENGTH 1024
 
 /**
  * Major version: changes when the ABI breaks.
@@ -111,6 +147,11 @@ typedef struct TrocarContext TrocarContext;
  * The hits and feedback polygons of the last query or batch run with it; reused across steps. Opaque.
  */
 typedef struct TrocarResults TrocarResults;
+
+/**
+ * Follows the contacts of one tool line with one mesh at haptic rate (one dynamic point per segment). Opaque.
+ */
+typedef struct TrocarTracker TrocarTracker;
 
 /**
  * Result of a call: `TROCAR_OK` or one of the `TROCAR_ERROR_*` values.
@@ -318,6 +359,63 @@ typedef struct TrocarHit {
    */
   uint32_t feedback_count;
 } TrocarHit;
+
+/**
+ * Options for `trocar_tracker_create`; get one from `trocar_default_tracker_def()`.
+ */
+typedef struct TrocarTrackerDef {
+  /**
+   * Segments the tool line is split into, one dynamic point each: the separate contacts a non-convex organ
+   * may make along the tool (1 to `TROCAR_MAX_TRACKER_SEGMENTS`; default 4).
+   */
+  uint32_t segment_count;
+  /**
+   * Most triangles in one segment's closest strip (0 to `TROCAR_MAX_STRIP_LENGTH`; 0: no strip; default 32).
+   */
+  uint32_t max_strip_length;
+  /**
+   * Set by `trocar_default_tracker_def`; do not change.
+   */
+  uint32_t internal_value;
+} TrocarTrackerDef;
+
+/**
+ * One contact between a segment of the tool's axis and a mesh triangle.
+ *
+ * `#[repr(C)]` because the C API copies these out and hands out views of strips (exported as
+ * `TrocarContact`).
+ */
+typedef struct TrocarContact {
+  /**
+   * Segment of the tool line, 0 at the entry point to `segment_count - 1` at the tip.
+   */
+  uint32_t segment;
+  /**
+   * Triangle holding `point_on_mesh`, an index into the mesh's current triangle list.
+   */
+  uint32_t triangle;
+  /**
+   * The dynamic point: the point of the segment's axis closest to the mesh, or deepest inside it.
+   */
+  float point_on_tool[3];
+  /**
+   * Its closest point on the mesh.
+   */
+  float point_on_mesh[3];
+  /**
+   * Unit direction pushing the mesh off the tool (into the organ); the force on the tool is along `-normal`.
+   */
+  float normal[3];
+  /**
+   * Distance from the axis to the mesh: positive outside, negative inside (a closed, consistently oriented
+   * mesh), 0 where the axis crosses the surface.
+   */
+  float signed_distance;
+  /**
+   * `radius - signed_distance`: positive when the round tool is in contact.
+   */
+  float penetration;
+} TrocarContact;
 
 /**
  * A vertex of A meets a triangle of B: `feature_a = [vertex, NO_INDEX]`, `feature_b = [triangle, NO_INDEX]`.
@@ -747,6 +845,75 @@ TrocarStatus trocar_results_is_pending(const struct TrocarResults *results, uint
  * The name of a status value as a static NUL-terminated string ("TROCAR_STATUS_UNKNOWN" for other values).
  */
 const char *trocar_status_name(TrocarStatus status);
+
+/**
+ * The default tracker def: 4 segments, closest strips of up to 32 triangles.
+ */
+struct TrocarTrackerDef trocar_default_tracker_def(void);
+
+/**
+ * Creates a tracker of `mesh`; `*out` is written only on success. The mesh then keeps a lock-free copy of its
+ * positions and its adjacency up to date for its trackers (built here, in O(triangles)).
+ *
+ * # Safety
+ * `ctx` must be a live context; `def` NULL or a `TrocarTrackerDef`; `out` NULL or writable.
+ */
+TrocarStatus trocar_tracker_create(struct TrocarContext *ctx,
+                                   struct TrocarMeshId mesh,
+                                   const struct TrocarTrackerDef *def,
+                                   struct TrocarTracker **out);
+
+/**
+ * Destroys a tracker; NULL is a no-op. Strip views into it become invalid.
+ *
+ * # Safety
+ * `tracker` must be NULL or a live tracker no other thread is using.
+ */
+void trocar_tracker_destroy(struct TrocarTracker *tracker);
+
+/**
+ * Moves the tool to `*tool` and writes one contact per segment (`segment_count` of them, 0 when the mesh has
+ * no triangle) to `out`, which has room for `capacity`; `*out_count` gets the number written. Never waits for
+ * the mesh's lock, a mesh update or a GPU query.
+ *
+ * # Safety
+ * `tracker` must be live; `tool` NULL or valid; `out` NULL or room for `capacity` contacts; `out_count` NULL
+ * or writable.
+ */
+TrocarStatus trocar_tracker_update(struct TrocarTracker *tracker,
+                                   const struct TrocarTool *tool,
+                                   struct TrocarContact *out,
+                                   uint32_t capacity,
+                                   uint32_t *out_count);
+
+/**
+ * A view of segment `segment`'s closest strip from the last update: every strip triangle checked exactly
+ * against the segment, one `TrocarContact` each (empty, NULL with count 0, when the segment was not in
+ * contact); the first is the segment's dynamic point's triangle. A strip contact's distance is signed for its
+ * triangle alone: negative when the segment lies behind that triangle or crosses it with an end point behind
+ * it (how far past it the tool reached), never negative while the segment's own contact says it is outside.
+ * Valid until the next update of this tracker or its destruction.
+ *
+ * # Safety
+ * `tracker` must be live; out-pointers NULL or writable.
+ */
+TrocarStatus trocar_tracker_strip(const struct TrocarTracker *tracker,
+                                  uint32_t segment,
+                                  const struct TrocarContact **out_contacts,
+                                  uint32_t *out_count);
+
+/**
+ * Offers the hits of query `query_index` of `results` (a clip-select query on the tracker's mesh, e.g. a
+ * static capsule query with the current tool, run every simulation step) as starting points for the next
+ * update: a dynamic point trapped in a local minimum moves to a closer hit. May be called on another thread
+ * than the updates, concurrently with them.
+ *
+ * # Safety
+ * `tracker` and `results` must be live; `results` not written by another thread meanwhile.
+ */
+TrocarStatus trocar_tracker_reseed(struct TrocarTracker *tracker,
+                                   const struct TrocarResults *results,
+                                   uint32_t query_index);
 
 /**
  * The version of the loaded library, packed as `(major << 16) | (minor << 8) | patch`; compare with

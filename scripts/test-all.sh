@@ -4,9 +4,9 @@
 # Mesa's Vulkan drivers + the Vulkan loader so the GPU backend runs on lavapipe without a GPU,
 # Mono's mcs and runtime for the C# binding), then cargo fmt/clippy, the Rust tests on both backends
 # (header check included), the C/C++ examples under ctest (CPU and GPU cases), the Python and C#
-# bindings' tests (bindings/run-tests.sh), and smoke runs of the benchmarks. Needs ../shared
-# beside the checkout (the liver mesh). With CI=true, GPU tests that find no adapter fail instead
-# of skipping.
+# bindings' tests (bindings/run-tests.sh), and smoke runs of the benchmarks (clip-select, GPU,
+# haptic). Needs ../shared beside the checkout (the liver mesh). With CI=true, GPU tests that
+# find no adapter fail instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -70,5 +70,7 @@ cargo bench --bench clip_select -- --quick
 # The GPU backend next to the CPU one; with no GPU adapter it says so and measures the CPU only.
 cargo bench --bench gpu_backend -- --quick
 cargo bench --bench ccd -- --quick
+# The haptic tracker against a brute-force update, on the liver and its 110k subdivision.
+cargo bench --bench haptic -- --quick
 
 step "all tests passed"

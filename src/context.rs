@@ -3,6 +3,7 @@
 use crate::backend::{Backend, CpuBackend, GpuBackend, MeshChange, PreparedQuery, Submission};
 use crate::error::{Error, ErrorKind, Result};
 use crate::geometry::{Tool, VolumeKind};
+use crate::haptic::{Tracker, TrackerDef};
 use crate::mesh::{Mesh, MeshId};
 use crate::mesh_store::MeshStore;
 use crate::query::Query;
@@ -147,6 +148,17 @@ impl Context {
         self.meshes.remove(id)?;
         self.backend().mesh_destroyed(id);
         Ok(())
+    }
+
+    /// A haptic tracker of a mesh. The first tracker of a mesh makes it keep a lock-free mirror of its positions
+    /// and its adjacency (built here, under the mesh's write lock); later `update_positions` and
+    /// `set_triangles` calls keep them current until the mesh's last tracker is dropped.
+    pub fn create_tracker(&self, id: MeshId, def: &TrackerDef) -> Result<Tracker> {
+        def.validate()?;
+        let table = self.meshes.table();
+        let view = table.get(id)?.write().haptic_view()?;
+        drop(table);
+        Tracker::new(self.tag, id, view, def)
     }
 
     /// Runs `f` on a read-locked mesh.

@@ -5,8 +5,9 @@
 //! as a camera's viewing volume and "renders" the organ in GL_SELECT/GL_FEEDBACK mode: no precomputation, so a
 //! mesh that deforms or is cut every step costs nothing extra.
 //!
-//! Pipeline: [`geometry`] → [`backend`] (one trait; CPU now, GPU to come) → [`context`] (meshes, queries,
-//! results) → `ffi` (the C ABI: the only `unsafe` and the only C types).
+//! Pipeline: [`geometry`] → [`backend`] (one trait; CPU and GPU) → [`context`] (meshes, queries,
+//! results) → `ffi` (the C ABI: the only `unsafe` and the only C types). Beside it, [`haptic`]: trackers that
+//! follow a tool's contacts at haptic rate (Maciel & De's dynamic points), seeded by the clip-select queries.
 
 pub mod backend;
 pub mod ccd;
@@ -14,6 +15,7 @@ pub mod context;
 pub mod error;
 pub mod ffi;
 pub mod geometry;
+pub mod haptic;
 pub mod mesh;
 pub mod mesh_motion;
 pub mod mesh_store;
@@ -24,6 +26,7 @@ pub mod results;
 pub use context::{BackendKind, Context, ContextDef};
 pub use error::{Error, ErrorKind, Result};
 pub use geometry::{Tool, VolumeKind};
+pub use haptic::{Contact, Tracker, TrackerDef};
 pub use mesh::MeshId;
 pub use query::{Hit, Query};
 pub use results::Results;

@@ -6,8 +6,10 @@
 
 use crate::error::{Error, Result};
 use crate::geometry::{MAX_COORDINATE, in_range};
+use crate::haptic::view::{HapticLink, HapticView};
 use crate::mesh_motion::Motion;
 use glam::Vec3;
+use std::sync::Arc;
 
 /// A generational handle to a mesh of a [`crate::Context`]; all-zero is the null id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -45,6 +47,8 @@ pub struct Mesh {
     motion: Motion,
     /// Bumped by every accepted change, so an in-flight GPU batch can tell whether the mesh moved under it.
     version: u64,
+    /// The lock-free view haptic trackers read, kept up to date by every change while a tracker holds it.
+    haptic: HapticLink,
 }
 
 impl Mesh {
@@ -137,6 +141,9 @@ impl Mesh {
             self.ys[k] = p[1];
             self.zs[k] = p[2];
         }
+        if let Some(view) = self.haptic.in_use() {
+            view.mirror().write(first, positions);
+        }
         self.version += 1;
         Ok(())
     }
@@ -147,9 +154,28 @@ impl Mesh {
         let mut fresh = Vec::new();
         reserve(&mut fresh, triangles.len(), "triangles")?;
         fresh.extend_from_slice(triangles);
+        // Built before anything changes, so running out of memory here leaves the mesh as it was.
+        let topology = match self.haptic.in_use() {
+            Some(view) => Some(view.next_topology(triangles)?),
+            None => None,
+        };
         self.triangles = fresh;
+        if let (Some(view), Some(topology)) = (self.haptic.in_use(), topology) {
+            view.publish(topology);
+        }
         self.version += 1;
         Ok(())
+    }
+
+    /// The view haptic trackers read (positions mirror, topology), created on first use.
+    pub(crate) fn haptic_view(&mut self) -> Result<Arc<HapticView>> {
+        self.haptic
+            .attach(&self.xs, &self.ys, &self.zs, &self.triangles)
+    }
+
+    /// True while the mesh keeps a haptic view up to date.
+    pub fn has_haptic_view(&self) -> bool {
+        self.haptic.is_attached()
     }
 }
 

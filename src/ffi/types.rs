@@ -26,8 +26,15 @@ pub const TROCAR_VOLUME_FRUSTUM: TrocarVolume = 1;
 /// Largest coordinate magnitude (and radius) accepted: positions and tools beyond it are refused.
 pub const TROCAR_MAX_COORDINATE: f32 = 1.0e6;
 
+/// Most segments a tracker's tool line may be split into (`TrocarTrackerDef.segment_count`).
+pub const TROCAR_MAX_TRACKER_SEGMENTS: u32 = 64;
+/// Longest closest strip a tracker may keep per segment (`TrocarTrackerDef.max_strip_length`).
+pub const TROCAR_MAX_STRIP_LENGTH: u32 = 1024;
+
 /// Checked by `trocar_context_create`, so a def not made by `trocar_default_context_def` is refused.
 const CONTEXT_DEF_COOKIE: u32 = 0x7C0C_A201;
+/// Checked by `trocar_tracker_create`, so a def not made by `trocar_default_tracker_def` is refused.
+const TRACKER_DEF_COOKIE: u32 = 0x7C0C_A202;
 
 /// Options for `trocar_context_create`; get one from `trocar_default_context_def()`.
 #[repr(C)]
@@ -41,6 +48,19 @@ pub struct TrocarContextDef {
     /// the environment variable `TROCAR_ALLOW_SOFTWARE_GPU=1` does the same.
     pub allow_software_gpu: u32,
     /// Set by `trocar_default_context_def`; do not change.
+    pub internal_value: u32,
+}
+
+/// Options for `trocar_tracker_create`; get one from `trocar_default_tracker_def()`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrocarTrackerDef {
+    /// Segments the tool line is split into, one dynamic point each: the separate contacts a non-convex organ
+    /// may make along the tool (1 to `TROCAR_MAX_TRACKER_SEGMENTS`; default 4).
+    pub segment_count: u32,
+    /// Most triangles in one segment's closest strip (0 to `TROCAR_MAX_STRIP_LENGTH`; 0: no strip; default 32).
+    pub max_strip_length: u32,
+    /// Set by `trocar_default_tracker_def`; do not change.
     pub internal_value: u32,
 }
 
@@ -117,6 +137,32 @@ impl TrocarContextDef {
     }
 }
 
+impl TrocarTrackerDef {
+    /// The defaults: 4 segments, strips of up to 32 triangles.
+    pub(crate) fn default_def() -> Self {
+        let d = crate::haptic::TrackerDef::default();
+        Self {
+            segment_count: d.segment_count,
+            max_strip_length: d.max_strip_length,
+            internal_value: TRACKER_DEF_COOKIE,
+        }
+    }
+
+    pub(crate) fn to_core(self) -> Result<crate::haptic::TrackerDef> {
+        if self.internal_value != TRACKER_DEF_COOKIE {
+            return Err(Error::invalid(
+                "tracker def was not initialized with trocar_default_tracker_def()",
+            ));
+        }
+        let def = crate::haptic::TrackerDef {
+            segment_count: self.segment_count,
+            max_strip_length: self.max_strip_length,
+        };
+        def.validate()?;
+        Ok(def)
+    }
+}
+
 /// The C value of a backend kind.
 pub(crate) fn backend_value(kind: BackendKind) -> TrocarBackend {
     match kind {
@@ -184,6 +230,14 @@ mod tests {
         assert_eq!(
             super::TROCAR_MAX_COORDINATE,
             crate::geometry::MAX_COORDINATE
+        );
+        assert_eq!(
+            super::TROCAR_MAX_TRACKER_SEGMENTS,
+            crate::haptic::tracker::MAX_SEGMENTS
+        );
+        assert_eq!(
+            super::TROCAR_MAX_STRIP_LENGTH,
+            crate::haptic::tracker::MAX_STRIP_LENGTH
         );
     }
 }

@@ -106,6 +106,12 @@ impl PreparedTriangle {
         self.n
     }
 
+    /// False for collinear or coincident corners (no meaningful normal).
+    #[inline]
+    pub fn is_proper(&self) -> bool {
+        self.proper
+    }
+
     /// Where segment `[p, q]` crosses the (proper) triangle, if it does.
     #[inline]
     fn pierced_by(&self, p: Vec3, q: Vec3) -> Option<Vec3> {
@@ -224,6 +230,30 @@ pub fn segment_prepared(p: Vec3, q: Vec3, t: &PreparedTriangle) -> Closest {
     best
 }
 
+/// Closest point to `p` on a prepared triangle, zero-area ones included (then the closest point of its edges).
+#[inline]
+pub fn point_prepared(p: Vec3, t: &PreparedTriangle) -> Vec3 {
+    if t.proper {
+        return t.closest_to_point(p).0;
+    }
+    let mut best = (f32::INFINITY, t.a);
+    for (e0, e1) in [(t.a, t.b), (t.b, t.c), (t.c, t.a)] {
+        let e = e1 - e0;
+        let len2 = e.length_squared();
+        let s = if len2 > 0.0 {
+            ((p - e0).dot(e) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let q = e0 + e * s;
+        let d = (p - q).length_squared();
+        if d < best.0 {
+            best = (d, q);
+        }
+    }
+    best.1
+}
+
 /// Closest points between the tool's swept triangle `tool` and the mesh triangle `mesh`.
 pub fn triangle_triangle(tool: [Vec3; 3], mesh: [Vec3; 3]) -> Closest {
     triangle_prepared(&PreparedTriangle::new(tool), &PreparedTriangle::new(mesh))
@@ -334,6 +364,19 @@ mod tests {
         let point = [Vec3::ONE; 3];
         let c = segment_triangle(Vec3::ZERO, Vec3::ZERO, point);
         assert!((c.distance - 3f32.sqrt()).abs() < 1e-6);
+    }
+
+    #[test]
+    fn point_closest() {
+        let t = PreparedTriangle::new(TRI);
+        let above = point_prepared(Vec3::new(0.2, 0.2, 3.0), &t);
+        assert!((above - Vec3::new(0.2, 0.2, 0.0)).length() < 1e-6);
+        assert_eq!(point_prepared(Vec3::new(-1.0, -1.0, 0.0), &t), Vec3::ZERO);
+        let flat = PreparedTriangle::new([Vec3::ZERO, Vec3::X, Vec3::X * 2.0]);
+        assert_eq!(
+            point_prepared(Vec3::new(1.5, 1.0, 0.0), &flat),
+            Vec3::new(1.5, 0.0, 0.0)
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod agreement;
 pub mod gl_select;
+pub mod haptic;
 pub mod reference;
 
 use glam::Vec3;

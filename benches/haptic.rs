@@ -1,0 +1,553 @@
+//! Haptic tracker update cost versus mesh size and segment count, next to a brute-force update in the same run.
+//!
+//! `cargo bench --bench haptic` prints one Markdown table: per mesh (the liver's 4.4k triangles, the liver with
+//! every edge split in 5, 110k triangles, and in 16, 1.12M triangles: the same surface, finer) and per segment
+//! count (1, 2, 4, 8, 16), the median, p90 and mean time of one `Tracker::update` while the tool palpates the
+//! liver (tip oscillating from 0.6 cm above the surface to 0.4 cm into it and wandering sideways, 0.02 cm per
+//! update at most: 20 cm/s at 1 kHz) and the mesh deforms every 10 updates (a simulation step, untimed), with
+//! the share of updates in contact, the mean strip length and the exact distance tests per update; then the
+//! brute force doing the same update without adjacency (every segment against every triangle, exactly), and the
+//! ratio. Also: the bare dynamic point (no strip), one segment with a simulation thread rewriting every vertex
+//! without pause, what attaching a tracker costs `update_positions` and `set_triangles`, and the issue's
+//! targets (one segment ≤ 1 µs, the 1.12M mesh ≤ 1.5× the 4.4k one).
+//!
+//! `-- --quick` (or `TROCAR_BENCH_QUICK=1`) is a smoke run: the two smaller meshes, a few hundred updates.
+
+mod common;
+
+use common::{Wave, format_count, format_time, machine, median_p90, quick_mode, surface_poses};
+use glam::Vec3;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
+use trocar::geometry::closest::segment_triangle;
+use trocar::{BackendKind, Contact, Context, ContextDef, MeshId, Tool, TrackerDef};
+
+/// Segment counts of the table.
+const SEGMENTS: [u32; 5] = [1, 2, 4, 8, 16];
+/// Tool radius (cm).
+const RADIUS: f32 = 0.25;
+/// Haptic updates per simulation step (a 1 kHz loop over a 100 Hz simulation).
+const HAPTIC_PER_STEP: usize = 10;
+/// Default strip bound of the table's trackers.
+const STRIP: u32 = 32;
+
+/// Splits every triangle into `n * n` by dividing each edge in `n`; points on shared edges are made once, so
+/// the surface stays closed and the children keep their parent's orientation.
+fn split(positions: &[[f32; 3]], triangles: &[[u32; 3]], n: u32) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let mut out = positions.to_vec();
+    let mut on_edges: HashMap<(u32, u32, u32), u32> = HashMap::new();
+    let mut tris = Vec::with_capacity(triangles.len() * (n * n) as usize);
+    let lerp = |a: Vec3, b: Vec3, c: Vec3, i: u32, j: u32| {
+        let (u, v) = (i as f32 / n as f32, j as f32 / n as f32);
+        (a + (b - a) * u + (c - a) * v).to_array()
+    };
+    for &[a, b, c] in triangles {
+        let [pa, pb, pc] = [a, b, c].map(|v| Vec3::from(positions[v as usize]));
+        // Grid point (i, j): a + i/n (b - a) + j/n (c - a), for i + j <= n.
+        let mut index = vec![0u32; ((n + 1) * (n + 1)) as usize];
+        for i in 0..=n {
+            for j in 0..=n - i {
+                let k = n - i - j;
+                let corner = match (i, j, k) {
+                    (0, 0, _) => Some(a),
+                    (_, 0, 0) => Some(b),
+                    (0, _, 0) => Some(c),
+                    _ => None,
+                };
+                // A point on an edge is keyed by the edge (lower vertex first) and its step from that vertex.
+                let edge = match (i, j, k) {
+                    (_, 0, _) => Some((a, b, i)),
+                    (0, _, _) => Some((a, c, j)),
+                    (_, _, 0) => Some((b, c, j)),
+                    _ => None,
+                };
+                let id = match (corner, edge) {
+                    (Some(v), _) => v,
+                    (None, Some((p, q, s))) => {
+                        let key = if p < q { (p, q, s) } else { (q, p, n - s) };
+                        *on_edges.entry(key).or_insert_with(|| {
+                            out.push(lerp(pa, pb, pc, i, j));
+                            (out.len() - 1) as u32
+                        })
+                    }
+                    (None, None) => {
+                        out.push(lerp(pa, pb, pc, i, j));
+                        (out.len() - 1) as u32
+                    }
+                };
+                index[(i * (n + 1) + j) as usize] = id;
+            }
+        }
+        let at = |i: u32, j: u32| index[(i * (n + 1) + j) as usize];
+        for i in 0..n {
+            for j in 0..n - i {
+                tris.push([at(i, j), at(i + 1, j), at(i, j + 1)]);
+                if i + j + 1 < n {
+                    tris.push([at(i + 1, j), at(i + 1, j + 1), at(i, j + 1)]);
+                }
+            }
+        }
+    }
+    (out, tris)
+}
+
+/// The palpation: entry point, and the tip at update `i`.
+#[derive(Clone, Copy)]
+struct Palpation {
+    entry: Vec3,
+    surface: Vec3,
+    axis: Vec3,
+    side: Vec3,
+}
+
+impl Palpation {
+    fn tool(&self, i: usize) -> Tool {
+        let t = i as f32;
+        // Height above the surface along the tool from +0.6 to -0.4 cm, sideways wander of ±0.4 cm.
+        let height = 0.1 + 0.5 * (t * 0.025).sin();
+        let wander = 0.4 * (t * 0.013).sin();
+        Tool {
+            entry: self.entry,
+            tip: self.surface + self.axis * height + self.side * wander,
+            radius: RADIUS,
+            up: Vec3::ZERO,
+        }
+    }
+}
+
+/// One row of the table.
+struct Row {
+    mesh: usize,
+    what: String,
+    segments: u32,
+    median: f64,
+    p90: f64,
+    mean: f64,
+    contact: f64,
+    strip: f64,
+    tests: f64,
+    iters: usize,
+}
+
+/// The brute force: for every segment, its closest triangle among all of them, each tested exactly (trocar's
+/// own f32 segment-triangle distance). Returns the smallest distance.
+fn brute_force(positions: &[[f32; 3]], triangles: &[[u32; 3]], tool: &Tool, segments: u32) -> f32 {
+    let n = segments as usize;
+    let at = |j: usize| tool.entry + (tool.tip - tool.entry) * (j as f32 / n as f32);
+    let mut nearest = f32::INFINITY;
+    for k in 0..n {
+        let (a, b) = (at(k), at(k + 1));
+        let mut best = (f32::INFINITY, 0);
+        for (i, t) in triangles.iter().enumerate() {
+            let d = segment_triangle(a, b, t.map(|v| Vec3::from(positions[v as usize]))).distance;
+            if d < best.0 {
+                best = (d, i);
+            }
+        }
+        nearest = nearest.min(black_box(best).0);
+    }
+    nearest
+}
+
+fn cpu_context() -> Context {
+    Context::new(&ContextDef {
+        backend: BackendKind::Cpu,
+        cpu_threads: 1,
+        ..Default::default()
+    })
+    .expect("CPU context")
+}
+
+/// Times `updates` tracker updates along the palpation, deforming the mesh every [`HAPTIC_PER_STEP`].
+#[allow(clippy::too_many_arguments)]
+fn time_tracker(
+    ctx: &Context,
+    mesh: MeshId,
+    wave: &Wave,
+    palpation: &Palpation,
+    def: TrackerDef,
+    updates: usize,
+    what: &str,
+    index: usize,
+) -> Row {
+    let tracker = ctx.create_tracker(mesh, &def).expect("tracker");
+    let mut contacts = vec![Contact::default(); def.segment_count as usize];
+    let mut deformed = Vec::new();
+    let (mut samples, mut in_contact, mut strip) = (Vec::with_capacity(updates), 0usize, 0usize);
+    // Untimed warm-up: the first update scans the vertices once.
+    for i in 0..100 {
+        tracker.update(&palpation.tool(i), &mut contacts).unwrap();
+    }
+    let tests_before = tracker.stats().unwrap().exact_tests;
+    let mut total = 0.0;
+    for i in 0..updates {
+        if i % HAPTIC_PER_STEP == 0 {
+            wave.positions((i / HAPTIC_PER_STEP) as f32 * 0.05, &mut deformed);
+            ctx.update_positions(mesh, 0, &deformed).expect("update");
+        }
+        let tool = palpation.tool(100 + i);
+        let t0 = Instant::now();
+        tracker.update(&tool, &mut contacts).unwrap();
+        let dt = t0.elapsed().as_secs_f64();
+        samples.push(dt);
+        total += dt;
+        for (k, c) in contacts.iter().enumerate() {
+            if c.penetration > 0.0 {
+                in_contact += 1;
+                strip += tracker.strip(k).unwrap().len();
+            }
+        }
+    }
+    let tests = tracker.stats().unwrap().exact_tests - tests_before;
+    let (median, p90) = median_p90(&mut samples);
+    let segment_updates = (updates * def.segment_count as usize) as f64;
+    Row {
+        mesh: index,
+        what: what.into(),
+        segments: def.segment_count,
+        median,
+        p90,
+        mean: total / updates as f64,
+        contact: in_contact as f64 / segment_updates,
+        strip: if in_contact > 0 {
+            strip as f64 / in_contact as f64
+        } else {
+            0.0
+        },
+        tests: tests as f64 / updates as f64,
+        iters: updates,
+    }
+}
+
+/// One segment updated on this thread while another thread rewrites every vertex without pause: what the
+/// lock-free mirror costs when a write overlaps almost every read.
+fn time_under_writes(
+    ctx: &Context,
+    mesh: MeshId,
+    wave: &Wave,
+    palpation: &Palpation,
+    updates: usize,
+    index: usize,
+) -> (Row, String) {
+    let def = TrackerDef {
+        segment_count: 1,
+        max_strip_length: STRIP,
+    };
+    let tracker = ctx.create_tracker(mesh, &def).expect("tracker");
+    let mut contact = [Contact::default()];
+    for i in 0..100 {
+        tracker.update(&palpation.tool(i), &mut contact).unwrap();
+    }
+    let before = tracker.stats().unwrap();
+    let stop = AtomicBool::new(false);
+    let writes = AtomicUsize::new(0);
+    let mut samples = Vec::with_capacity(updates);
+    let mut total = 0.0;
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut deformed = Vec::new();
+            let mut k = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                wave.positions(k as f32 * 0.05, &mut deformed);
+                ctx.update_positions(mesh, 0, &deformed).expect("update");
+                k += 1;
+                writes.store(k, Ordering::Relaxed);
+            }
+        });
+        // Timed once the writer is under way, until it has rewritten the mesh at least 20 times.
+        while writes.load(Ordering::Relaxed) == 0 {
+            std::hint::spin_loop();
+        }
+        let mut i = 0;
+        while i < updates || writes.load(Ordering::Relaxed) < 20 {
+            let tool = palpation.tool(100 + i);
+            let t0 = Instant::now();
+            tracker.update(&tool, &mut contact).unwrap();
+            let dt = t0.elapsed().as_secs_f64();
+            samples.push(dt);
+            total += dt;
+            i += 1;
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    let (updates, writes) = (samples.len(), writes.load(Ordering::Relaxed));
+    let after = tracker.stats().unwrap();
+    let max = samples.iter().copied().fold(0.0, f64::max);
+    let (median, p90) = median_p90(&mut samples);
+    let note = format!(
+        "{}: {} writes of every vertex meanwhile; {} computations for {} updates ({} retried), {} fallbacks \
+         (the writer asked to wait); slowest update {}",
+        format_count(ctx.with_mesh(mesh, |m| m.triangle_count()).unwrap()),
+        writes,
+        after.read_attempts - before.read_attempts,
+        updates,
+        after.read_attempts - before.read_attempts - updates as u64,
+        after.read_fallbacks - before.read_fallbacks,
+        format_time(max)
+    );
+    let row = Row {
+        mesh: index,
+        what: "tracker, a thread rewriting every vertex meanwhile".into(),
+        segments: 1,
+        median,
+        p90,
+        mean: total / updates as f64,
+        contact: f64::NAN,
+        strip: f64::NAN,
+        tests: f64::NAN,
+        iters: updates,
+    };
+    (row, note)
+}
+
+fn main() {
+    let started = Instant::now();
+    let quick = quick_mode();
+    let path = common::liver_path();
+    let (positions, triangles) = match trocar::obj::load_obj(&path) {
+        Ok(mesh) => mesh,
+        Err(e) => {
+            eprintln!("haptic: cannot load the liver mesh: {e}");
+            std::process::exit(1);
+        }
+    };
+    // One palpation spot: a surface point with room above it, the tool along its (tilted) normal.
+    let pose = surface_poses(&positions, &triangles, 1, 8.0, 0.0, 0.0)[0];
+    let axis = (pose.entry - pose.tip).normalize();
+    let palpation = Palpation {
+        entry: pose.entry,
+        surface: pose.tip,
+        axis,
+        side: axis.any_orthonormal_vector(),
+    };
+
+    let splits: &[u32] = if quick { &[1, 5] } else { &[1, 5, 16] };
+    let mut sizes = Vec::new();
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    for (index, &n) in splits.iter().enumerate() {
+        let (p, t) = if n == 1 {
+            (positions.clone(), triangles.clone())
+        } else {
+            split(&positions, &triangles, n)
+        };
+        eprintln!(
+            "[{:5.1} s] {} triangles, {} vertices...",
+            started.elapsed().as_secs_f64(),
+            t.len(),
+            p.len()
+        );
+        sizes.push(t.len());
+        let wave = Wave::new(&p, 0.05);
+        let ctx = cpu_context();
+        let mesh = ctx.create_mesh(&p, &t).expect("mesh");
+        // Fewer updates on the largest mesh, where each simulation step's deformation costs milliseconds.
+        let updates = match (quick, t.len()) {
+            (true, _) => 300,
+            (_, 0..500_000) => 20_000,
+            _ => 10_000,
+        };
+
+        // What a tracker costs the simulation thread: the mirror in update_positions, the adjacency in
+        // set_triangles (median of a few each, with and without a tracker attached).
+        let mut deformed = Vec::new();
+        wave.positions(0.3, &mut deformed);
+        let costs = |label: &str| {
+            let (mut up, mut tri) = (Vec::new(), Vec::new());
+            for _ in 0..if quick { 2 } else { 7 } {
+                let t0 = Instant::now();
+                ctx.update_positions(mesh, 0, &deformed).unwrap();
+                up.push(t0.elapsed().as_secs_f64());
+                let t0 = Instant::now();
+                ctx.set_triangles(mesh, &t).unwrap();
+                tri.push(t0.elapsed().as_secs_f64());
+            }
+            format!(
+                "{label}: update_positions of every vertex {}, set_triangles {}",
+                format_time(median_p90(&mut up).0),
+                format_time(median_p90(&mut tri).0)
+            )
+        };
+        let bare = costs("no tracker");
+        let t0 = Instant::now();
+        let attached = ctx
+            .create_tracker(mesh, &TrackerDef::default())
+            .expect("tracker");
+        let create = t0.elapsed().as_secs_f64();
+        let with = costs("a tracker attached");
+        notes.push(format!(
+            "{}: {bare}; {with}; tracker_create (builds the mirror and adjacency) {}",
+            format_count(t.len()),
+            format_time(create)
+        ));
+
+        for &segments in &SEGMENTS {
+            let def = TrackerDef {
+                segment_count: segments,
+                max_strip_length: STRIP,
+            };
+            rows.push(time_tracker(
+                &ctx, mesh, &wave, &palpation, def, updates, "tracker", index,
+            ));
+        }
+        let bare_def = TrackerDef {
+            segment_count: 1,
+            max_strip_length: 0,
+        };
+        rows.push(time_tracker(
+            &ctx,
+            mesh,
+            &wave,
+            &palpation,
+            bare_def,
+            updates,
+            "tracker, no strip (bare dynamic point)",
+            index,
+        ));
+        let (row, note) = time_under_writes(&ctx, mesh, &wave, &palpation, updates, index);
+        rows.push(row);
+        notes.push(note);
+        drop(attached);
+
+        // The brute force on the same palpation and deformation, fewer iterations where it is slow.
+        for &segments in &SEGMENTS {
+            let iters = match (quick, t.len()) {
+                (true, _) => 3,
+                (_, 0..20_000) => 400,
+                (_, 20_000..500_000) => 20,
+                _ => 4,
+            }
+            .min(if segments > 4 && t.len() > 500_000 {
+                2
+            } else {
+                usize::MAX
+            });
+            let mut samples = Vec::new();
+            let mut total = 0.0;
+            for i in 0..iters {
+                if i % HAPTIC_PER_STEP == 0 {
+                    wave.positions((i / HAPTIC_PER_STEP) as f32 * 0.05, &mut deformed);
+                }
+                let tool = palpation.tool(100 + i * (updates / iters.max(1)));
+                let t0 = Instant::now();
+                black_box(brute_force(&deformed, &t, &tool, segments));
+                let dt = t0.elapsed().as_secs_f64();
+                samples.push(dt);
+                total += dt;
+            }
+            let (median, p90) = median_p90(&mut samples);
+            rows.push(Row {
+                mesh: index,
+                what: "brute force (every segment vs every triangle)".into(),
+                segments,
+                median,
+                p90,
+                mean: total / iters as f64,
+                contact: f64::NAN,
+                strip: f64::NAN,
+                tests: (t.len() * segments as usize) as f64,
+                iters,
+            });
+        }
+    }
+
+    println!();
+    println!("machine: {}", machine());
+    println!(
+        "one CPU context per mesh (cpu_threads = 1); the tracker runs on the calling thread. Tool radius {RADIUS} cm, \
+         entry 8 cm out; the tip palpates one spot of the liver (0.6 cm above to 0.4 cm into the surface, ±0.4 cm \
+         sideways, at most 0.02 cm per update); the mesh deforms every {HAPTIC_PER_STEP} updates (untimed); strips \
+         of up to {STRIP} triangles. \"contact\": share of segment-updates in contact; \"strip\": mean strip length \
+         in contact; \"tests\": exact distance tests per update.{}",
+        if quick {
+            " QUICK RUN: few iterations, timings meaningless."
+        } else {
+            ""
+        }
+    );
+    println!();
+    println!(
+        "| mesh | method | segments | median | p90 | mean | contact | strip | tests | iters |"
+    );
+    println!("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+    let show = |x: f64, digits: usize| {
+        if x.is_nan() {
+            "–".to_string()
+        } else {
+            format!("{x:.digits$}")
+        }
+    };
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            format_count(sizes[r.mesh]),
+            r.what,
+            r.segments,
+            format_time(r.median),
+            format_time(r.p90),
+            format_time(r.mean),
+            show(r.contact, 2),
+            show(r.strip, 1),
+            show(r.tests, 0),
+            r.iters
+        );
+    }
+    println!();
+    println!("costs on the simulation thread:");
+    for n in &notes {
+        println!("  {n}");
+    }
+    println!();
+    println!("ratios (medians):");
+    let find = |mesh: usize, what: &str, segments: u32| {
+        rows.iter()
+            .find(|r| r.mesh == mesh && r.what.starts_with(what) && r.segments == segments)
+    };
+    for (index, &size) in sizes.iter().enumerate() {
+        let mut line = format!("  {}: brute force / tracker", format_count(size));
+        for &s in &SEGMENTS {
+            if let (Some(b), Some(t)) = (find(index, "brute force", s), find(index, "tracker", s)) {
+                let _ = write!(line, " {s} seg {:.0}x;", b.median / t.median);
+            }
+        }
+        line.pop();
+        println!("{line}");
+    }
+    // The issue's targets, for the whole update and for the bare dynamic point (no strip).
+    let last = sizes.len() - 1;
+    for (label, what) in [
+        ("tracker", "tracker"),
+        ("bare dynamic point", "tracker, no strip"),
+    ] {
+        let exact = |mesh: usize| {
+            rows.iter().find(|r| {
+                r.mesh == mesh && r.segments == 1 && r.what.split(" (").next() == Some(what)
+            })
+        };
+        if let (Some(small), Some(large)) = (exact(0), exact(last)) {
+            println!(
+                "  {label}, one segment, {} / {}: {:.2}x median, {:.2}x mean (target <= 1.5x)",
+                format_count(sizes[last]),
+                format_count(sizes[0]),
+                large.median / small.median,
+                large.mean / small.mean
+            );
+        }
+        for (index, &size) in sizes.iter().enumerate() {
+            if let Some(r) = exact(index) {
+                println!(
+                    "  {label}, one segment, {}: median {}, mean {} (target <= 1 µs: {})",
+                    format_count(size),
+                    format_time(r.median),
+                    format_time(r.mean),
+                    if r.median <= 1e-6 { "met" } else { "not met" }
+                );
+            }
+        }
+    }
+    println!();
+    println!("total bench time: {:.1} s", started.elapsed().as_secs_f64());
+}

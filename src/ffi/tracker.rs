@@ -1,0 +1,178 @@
+//! Haptic trackers: Maciel & De's dynamic points on a mesh, updated at haptic rate, reseeded by clip-select.
+
+use super::boundary::{catch, run};
+use super::context::TrocarContext;
+use super::pointers::{Handle, as_ref, check_out, destroy, hand_out, live, write};
+use super::results::TrocarResults;
+use super::status::TrocarStatus;
+use super::types::{TrocarMeshId, TrocarTool, TrocarTrackerDef};
+use crate::error::{Error, Result};
+use crate::haptic::{Contact, Tracker};
+
+/// Follows the contacts of one tool line with one mesh at haptic rate (one dynamic point per segment). Opaque.
+pub struct TrocarTracker {
+    magic: u64,
+    pub(crate) inner: Tracker,
+}
+
+impl Handle for TrocarTracker {
+    const MAGIC: u64 = 0x7472_6F63_6172_544B;
+    const NAME: &'static str = "TrocarTracker";
+    fn magic(&self) -> u64 {
+        self.magic
+    }
+    fn set_magic(&mut self, magic: u64) {
+        self.magic = magic;
+    }
+}
+
+impl TrocarTracker {
+    /// The tracker behind a C pointer. Shared even for the mutating calls: `update` and `reseed` may run on two
+    /// threads at once, and the tracker synchronizes them itself.
+    ///
+    /// # Safety
+    /// `p` must be NULL or a pointer returned by `trocar_tracker_create`.
+    unsafe fn get<'a>(p: *const TrocarTracker) -> Result<&'a Tracker> {
+        // SAFETY: forwarded contract.
+        Ok(&unsafe { live(p) }?.inner)
+    }
+}
+
+/// The default tracker def: 4 segments, closest strips of up to 32 triangles.
+#[unsafe(no_mangle)]
+pub extern "C" fn trocar_default_tracker_def() -> TrocarTrackerDef {
+    catch(
+        TrocarTrackerDef::default_def(),
+        TrocarTrackerDef::default_def,
+    )
+}
+
+/// Creates a tracker of `mesh`; `*out` is written only on success. The mesh then keeps a lock-free copy of its
+/// positions and its adjacency up to date for its trackers (built here, in O(triangles)).
+///
+/// # Safety
+/// `ctx` must be a live context; `def` NULL or a `TrocarTrackerDef`; `out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_tracker_create(
+    ctx: *mut TrocarContext,
+    mesh: TrocarMeshId,
+    def: *const TrocarTrackerDef,
+    out: *mut *mut TrocarTracker,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract, for each pointer.
+        let ctx = unsafe { TrocarContext::get(ctx) }?;
+        let def = unsafe { as_ref(def, "def") }?.to_core()?;
+        check_out(out, "out")?;
+        let inner = ctx.create_tracker(mesh.into(), &def)?;
+        // SAFETY: checked non-NULL.
+        unsafe { hand_out(TrocarTracker { magic: 0, inner }, out) }
+    })
+}
+
+/// Destroys a tracker; NULL is a no-op. Strip views into it become invalid.
+///
+/// # Safety
+/// `tracker` must be NULL or a live tracker no other thread is using.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_tracker_destroy(tracker: *mut TrocarTracker) {
+    // SAFETY: C caller's contract.
+    catch((), || unsafe { destroy(tracker) })
+}
+
+/// Moves the tool to `*tool` and writes one contact per segment (`segment_count` of them, 0 when the mesh has
+/// no triangle) to `out`, which has room for `capacity`; `*out_count` gets the number written. Never waits for
+/// the mesh's lock, a mesh update or a GPU query.
+///
+/// # Safety
+/// `tracker` must be live; `tool` NULL or valid; `out` NULL or room for `capacity` contacts; `out_count` NULL
+/// or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_tracker_update(
+    tracker: *mut TrocarTracker,
+    tool: *const TrocarTool,
+    out: *mut Contact,
+    capacity: u32,
+    out_count: *mut u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let t = unsafe { TrocarTracker::get(tracker) }?;
+        let tool = unsafe { as_ref(tool, "tool") }?;
+        check_out(out, "out")?;
+        check_out(out_count, "out_count")?;
+        if !out.is_aligned() {
+            return Err(Error::invalid("out is not aligned"));
+        }
+        let segments = t.def().segment_count;
+        if capacity < segments {
+            return Err(Error::out_of_range(format!(
+                "capacity {capacity} but the tracker has {segments} segments"
+            )));
+        }
+        let written = t.update_with(&tool.into(), |contacts| {
+            // SAFETY: `out` has room for `capacity >= segment_count >= contacts.len()` contacts by contract.
+            unsafe { std::ptr::copy_nonoverlapping(contacts.as_ptr(), out, contacts.len()) };
+            contacts.len() as u32
+        })?;
+        // SAFETY: checked non-NULL.
+        unsafe { write(out_count, written, "out_count") }
+    })
+}
+
+/// A view of segment `segment`'s closest strip from the last update: every strip triangle checked exactly
+/// against the segment, one `TrocarContact` each (empty, NULL with count 0, when the segment was not in
+/// contact); the first is the segment's dynamic point's triangle. A strip contact's distance is signed for its
+/// triangle alone: negative when the segment lies behind that triangle or crosses it with an end point behind
+/// it (how far past it the tool reached), never negative while the segment's own contact says it is outside.
+/// Valid until the next update of this tracker or its destruction.
+///
+/// # Safety
+/// `tracker` must be live; out-pointers NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_tracker_strip(
+    tracker: *const TrocarTracker,
+    segment: u32,
+    out_contacts: *mut *const Contact,
+    out_count: *mut u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let t = unsafe { TrocarTracker::get(tracker) }?;
+        check_out(out_contacts, "out_contacts")?;
+        check_out(out_count, "out_count")?;
+        let strip = t.strip(segment as usize)?;
+        let (ptr, len) = if strip.is_empty() {
+            (std::ptr::null(), 0)
+        } else {
+            (strip.as_ptr(), strip.len() as u32)
+        };
+        drop(strip);
+        // SAFETY: both checked non-NULL.
+        unsafe {
+            write(out_contacts, ptr, "out_contacts")?;
+            write(out_count, len, "out_count")
+        }
+    })
+}
+
+/// Offers the hits of query `query_index` of `results` (a clip-select query on the tracker's mesh, e.g. a
+/// static capsule query with the current tool, run every simulation step) as starting points for the next
+/// update: a dynamic point trapped in a local minimum moves to a closer hit. May be called on another thread
+/// than the updates, concurrently with them.
+///
+/// # Safety
+/// `tracker` and `results` must be live; `results` not written by another thread meanwhile.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_tracker_reseed(
+    tracker: *mut TrocarTracker,
+    results: *const TrocarResults,
+    query_index: u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let t = unsafe { TrocarTracker::get(tracker) }?;
+        let r = unsafe { TrocarResults::get(results) }?;
+        t.reseed(&r.inner, query_index as usize)
+    })
+}

@@ -1,0 +1,282 @@
+//! What the tracker reports: one contact per segment of the tool line, and one per triangle of a closest strip.
+//!
+//! Signed distance, from the tool's axis to the mesh (the round tool's surface is `radius` further out):
+//! - The segment apart from the surface: `+d`, the distance between the dynamic point and its closest point on
+//!   the mesh, positive because the closest feature's pseudo-normal faces the tool ([`super::pseudo_normal`]).
+//! - The segment crossing the surface, or wholly inside a closed mesh: minus the depth of its deepest end
+//!   point, measured to that end point's own closest triangle (the end point probe), which then becomes the
+//!   dynamic point: "the dynamic point represents the deepest penetration point" (Maciel & De). A segment that
+//!   enters and leaves the mesh between its end points reports 0, a lower bound (more segments resolve it).
+//!
+//! Inside, an end point's closest triangle is the one its probe has followed since it crossed the surface:
+//! the true closest triangle while it is nearer to that surface than to any other, and the surface it entered
+//! through once a tip pushed into a thin part comes closer to the far side. A pure closest-triangle depth would
+//! then jump to the far side and flip the force, pulling the tool through; this one keeps pushing it back out
+//! the way it came, as a haptic proxy should. So inside, the depth is at least the distance to the mesh (equal
+//! to it until the middle of the part is passed).
+//!
+//! `penetration = radius - signed_distance` is positive exactly when the round tool touches the mesh. `normal`
+//! is the unit direction that pushes the mesh off the tool (into the organ), the convention of `TrocarHit`: the
+//! reaction force on the tool is along `-normal`. It is the direction between the two closest points, so
+//! outside the mesh it turns continuously as the closest point slides from one triangle to the next (by at most
+//! the tool's travel over the distance: no force jump when the closest triangle switches, the paper's jitter);
+//! only where the axis crosses the surface exactly is it the closest triangle's inward face normal. (From
+//! inside, the nearest point of a faceted surface itself jumps across edges, and the normal with it.)
+
+use super::Positions;
+use super::dynamic_point::Found;
+use super::pseudo_normal::is_outside;
+use super::view::Topology;
+use crate::geometry::closest::point_prepared;
+use glam::Vec3;
+
+/// One contact between a segment of the tool's axis and a mesh triangle.
+///
+/// `#[repr(C)]` because the C API copies these out and hands out views of strips (exported as
+/// `TrocarContact`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Contact {
+    /// Segment of the tool line, 0 at the entry point to `segment_count - 1` at the tip.
+    pub segment: u32,
+    /// Triangle holding `point_on_mesh`, an index into the mesh's current triangle list.
+    pub triangle: u32,
+    /// The dynamic point: the point of the segment's axis closest to the mesh, or deepest inside it.
+    pub point_on_tool: [f32; 3],
+    /// Its closest point on the mesh.
+    pub point_on_mesh: [f32; 3],
+    /// Unit direction pushing the mesh off the tool (into the organ); the force on the tool is along `-normal`.
+    pub normal: [f32; 3],
+    /// Distance from the axis to the mesh: positive outside, negative inside (a closed, consistently oriented
+    /// mesh), 0 where the axis crosses the surface.
+    pub signed_distance: f32,
+    /// `radius - signed_distance`: positive when the round tool is in contact.
+    pub penetration: f32,
+}
+
+impl Contact {
+    /// A contact from its two points and signed distance; `inward` is the direction used when the points
+    /// coincide (the triangle's inward normal).
+    pub(crate) fn new(
+        segment: u32,
+        triangle: u32,
+        on_tool: Vec3,
+        on_mesh: Vec3,
+        signed_distance: f32,
+        radius: f32,
+        inward: Vec3,
+    ) -> Self {
+        let normal = if signed_distance != 0.0 {
+            ((on_mesh - on_tool) / signed_distance).normalize_or(inward)
+        } else {
+            inward
+        };
+        Self {
+            segment,
+            triangle,
+            point_on_tool: on_tool.to_array(),
+            point_on_mesh: on_mesh.to_array(),
+            normal: normal.to_array(),
+            signed_distance,
+            penetration: radius - signed_distance,
+        }
+    }
+}
+
+/// An end point probe's answer: its closest triangle, and its signed distance to the mesh once asked for
+/// (the sign costs a pseudo-normal, and is only needed where a segment crosses the surface or lies inside it).
+#[derive(Clone, Copy, Debug)]
+pub struct EndPoint {
+    /// The end point.
+    pub point: Vec3,
+    /// Its closest triangle and point on the mesh.
+    pub found: Found,
+    /// Its signed distance to the mesh (negative inside), if computed.
+    signed: Option<f32>,
+}
+
+impl EndPoint {
+    /// A probe at `point` whose closest triangle is `found`, its sign not yet decided.
+    pub fn new(point: Vec3, found: Found) -> Self {
+        Self {
+            point,
+            found,
+            signed: None,
+        }
+    }
+
+    /// A probe at `point` known to be outside (its distance is its signed distance).
+    pub fn outside(point: Vec3, found: Found) -> Self {
+        Self {
+            point,
+            found,
+            signed: Some(found.closest.distance),
+        }
+    }
+
+    /// Decides the sign if not done yet, and returns the signed distance.
+    pub fn signed_distance<P: Positions>(&mut self, pos: &P, topology: &Topology) -> f32 {
+        *self.signed.get_or_insert_with(|| {
+            let d = self.found.closest.distance;
+            let outside = d <= 0.0
+                || is_outside(
+                    pos,
+                    topology,
+                    self.found.triangle,
+                    &self.found.prepared,
+                    self.found.closest.on_mesh,
+                    self.point,
+                );
+            if outside { d } else { -d }
+        })
+    }
+
+    /// Whether the point is inside the mesh: as decided, or outside when it was never asked, which happens
+    /// only when every segment ending there is apart from the surface and outside (then so are its ends).
+    pub fn is_inside(&self) -> bool {
+        self.signed.is_some_and(|s| s < 0.0)
+    }
+}
+
+/// The inward unit normal of a found triangle (zero for a zero-area one).
+fn inward(found: &Found) -> Vec3 {
+    -found.prepared.normal().normalize_or_zero()
+}
+
+/// Whether segment `found` is apart from the surface and outside it (its closest feature's pseudo-normal faces
+/// it).
+pub fn apart_outside<P: Positions>(pos: &P, topology: &Topology, found: &Found) -> bool {
+    let c = &found.closest;
+    c.distance > 0.0
+        && is_outside(
+            pos,
+            topology,
+            found.triangle,
+            &found.prepared,
+            c.on_mesh,
+            c.on_tool,
+        )
+}
+
+/// The contact of segment `segment` (`found` is its dynamic point's triangle, `outside` what [`apart_outside`]
+/// said of it; `ends` its two end points, their signs decided unless `outside`).
+pub fn segment_contact(
+    segment: u32,
+    found: &Found,
+    outside: bool,
+    ends: [&EndPoint; 2],
+    radius: f32,
+) -> Contact {
+    let c = &found.closest;
+    let d = c.distance;
+    if outside {
+        return Contact::new(
+            segment,
+            found.triangle,
+            c.on_tool,
+            c.on_mesh,
+            d,
+            radius,
+            inward(found),
+        );
+    }
+    // Crossing the surface, or inside: the deeper end point inside the mesh.
+    let deepest = ends
+        .into_iter()
+        .filter_map(|e| e.signed.filter(|&s| s < 0.0).map(|s| (e, s)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((e, signed)) = deepest {
+        return Contact::new(
+            segment,
+            e.found.triangle,
+            e.point,
+            e.found.closest.on_mesh,
+            signed,
+            radius,
+            inward(&e.found),
+        );
+    }
+    // Inside by the closest feature's pseudo-normal though neither end point's probe says so (a probe stuck on
+    // a farther fold): the segment's own distance, inside; or crossing with both ends outside: 0.
+    let signed = if d > 0.0 { -d } else { 0.0 };
+    Contact::new(
+        segment,
+        found.triangle,
+        c.on_tool,
+        c.on_mesh,
+        signed,
+        radius,
+        inward(found),
+    )
+}
+
+/// A strip triangle checked exactly against segment `[a, b]`, its distance signed for that triangle alone:
+/// - the segment apart from the mesh and outside it (`segment_outside`, its own contact's verdict): the plain
+///   distance, since no point of the segment is inside;
+/// - otherwise, apart from this triangle: the distance, negative when the segment's closest point lies behind
+///   the triangle (its closest feature's pseudo-normal): the tool pushed past it;
+/// - crossing this triangle: minus the distance from the end point behind the triangle's plane to the
+///   triangle (how deep the tool reached past it), 0 if neither end point is behind it.
+#[allow(clippy::too_many_arguments)]
+pub fn triangle_contact<P: Positions>(
+    pos: &P,
+    topology: &Topology,
+    segment: u32,
+    found: &Found,
+    segment_outside: bool,
+    a: Vec3,
+    b: Vec3,
+    radius: f32,
+) -> Contact {
+    let c = &found.closest;
+    let inward = inward(found);
+    if c.distance > 0.0 {
+        let outside = segment_outside
+            || is_outside(
+                pos,
+                topology,
+                found.triangle,
+                &found.prepared,
+                c.on_mesh,
+                c.on_tool,
+            );
+        let signed = if outside { c.distance } else { -c.distance };
+        return Contact::new(
+            segment,
+            found.triangle,
+            c.on_tool,
+            c.on_mesh,
+            signed,
+            radius,
+            inward,
+        );
+    }
+    let n = found.prepared.normal();
+    let corner = found.prepared.corners()[0];
+    let (ha, hb) = (n.dot(a - corner), n.dot(b - corner));
+    let behind = if ha < hb { a } else { b };
+    if ha.min(hb) < 0.0 {
+        let on_mesh = point_prepared(behind, &found.prepared);
+        let depth = (behind - on_mesh).length();
+        if depth > 0.0 {
+            return Contact::new(
+                segment,
+                found.triangle,
+                behind,
+                on_mesh,
+                -depth,
+                radius,
+                inward,
+            );
+        }
+    }
+    Contact::new(
+        segment,
+        found.triangle,
+        c.on_tool,
+        c.on_mesh,
+        0.0,
+        radius,
+        inward,
+    )
+}

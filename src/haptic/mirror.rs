@@ -1,0 +1,262 @@
+//! The haptic thread's copy of a mesh's vertex positions: a double-buffered sequence lock.
+//!
+//! The mesh itself sits behind a readers-writer lock that CPU queries hold for milliseconds on large meshes,
+//! and a waiting writer blocks new readers: a 1 kHz haptic loop cannot read through it. So a mesh with a
+//! tracker keeps this mirror of its positions, written by `update_positions` (the mesh's only writer) and read
+//! by trackers without any lock:
+//!
+//! - Two copies, each with its own sequence number (odd while being written). The writer always writes the
+//!   copy readers are *not* directed to (`active` names the other), then publishes it, then brings the other
+//!   copy up to date the same way. So at every instant one complete, consistent copy exists and a reader never
+//!   waits for a write in progress, however large.
+//! - A reader runs its whole computation on one copy, loading positions with relaxed atomic loads, and keeps
+//!   the answer only if that copy's sequence number did not change meanwhile (Boehm's seqlock with fences).
+//!   A torn read is thrown away, never used. The computation costs what it reads: no copy is made up front.
+//! - Starvation: a writer that flips copies faster than a reader can finish could make it retry forever. After
+//!   [`OPTIMISTIC_ATTEMPTS`] failed attempts the reader registers itself in `starving`; a writer about to
+//!   overwrite a copy first waits until no reader is registered. A registered reader's next attempt therefore
+//!   succeeds, so a read takes at most `OPTIMISTIC_ATTEMPTS + 1` computations, and the writer waits at most
+//!   for one reader computation (microseconds). That wait is the price of the guarantee, and it falls on the
+//!   simulation thread, which runs at 30–500 Hz, never on the haptic one.
+
+use crate::error::{Error, Result};
+use glam::Vec3;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering, fence};
+
+/// Attempts a reader makes before asking the writer to leave its copy alone.
+pub const OPTIMISTIC_ATTEMPTS: u32 = 4;
+
+/// One copy of the positions: x, y, z bit patterns of each vertex, interleaved so that one vertex is one
+/// read of 12 contiguous bytes.
+#[derive(Debug)]
+struct Copy {
+    /// Even when the copy is consistent, odd while the writer is in it.
+    sequence: AtomicU64,
+    words: Box<[AtomicU32]>,
+}
+
+/// Vertex positions shared between the mesh (the one writer) and its trackers (readers on any thread).
+#[derive(Debug)]
+pub struct PositionMirror {
+    copies: [Copy; 2],
+    /// The copy readers should take: complete and not being written.
+    active: AtomicUsize,
+    /// Readers that failed [`OPTIMISTIC_ATTEMPTS`] times and asked the writer to wait for them.
+    starving: AtomicU32,
+    vertex_count: usize,
+}
+
+/// A consistent-or-discarded view of one copy, handed to a reader's computation.
+pub struct Snapshot<'a> {
+    words: &'a [AtomicU32],
+}
+
+/// What a read cost: the attempts made, and whether the writer had to be asked to wait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadCost {
+    /// Computations run (1 when no write interfered).
+    pub attempts: u32,
+    /// True when the reader registered as starving (after [`OPTIMISTIC_ATTEMPTS`] torn attempts).
+    pub fallback: bool,
+}
+
+impl Snapshot<'_> {
+    /// Position of vertex `v` (indices come from a validated triangle list, so `v` is in range).
+    #[inline]
+    pub fn get(&self, v: u32) -> Vec3 {
+        let i = 3 * v as usize;
+        let w = &self.words[i..i + 3];
+        Vec3::new(
+            f32::from_bits(w[0].load(Ordering::Relaxed)),
+            f32::from_bits(w[1].load(Ordering::Relaxed)),
+            f32::from_bits(w[2].load(Ordering::Relaxed)),
+        )
+    }
+
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.words.len() / 3
+    }
+}
+
+/// Unregisters a starving reader even if its computation panics.
+struct Registered<'a>(&'a AtomicU32);
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl PositionMirror {
+    /// A mirror of the positions given as x, y, z arrays (both copies filled).
+    pub fn new(xs: &[f32], ys: &[f32], zs: &[f32]) -> Result<Self> {
+        let copy = || -> Result<Copy> {
+            let mut words = Vec::new();
+            words
+                .try_reserve_exact(3 * xs.len())
+                .map_err(|_| Error::out_of_memory("the haptic position mirror"))?;
+            for ((x, y), z) in xs.iter().zip(ys).zip(zs) {
+                words.push(AtomicU32::new(x.to_bits()));
+                words.push(AtomicU32::new(y.to_bits()));
+                words.push(AtomicU32::new(z.to_bits()));
+            }
+            Ok(Copy {
+                sequence: AtomicU64::new(0),
+                words: words.into_boxed_slice(),
+            })
+        };
+        Ok(Self {
+            copies: [copy()?, copy()?],
+            active: AtomicUsize::new(0),
+            starving: AtomicU32::new(0),
+            vertex_count: xs.len(),
+        })
+    }
+
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_count
+    }
+
+    /// Overwrites vertices `first ..` with `positions` in both copies. The caller is the mesh's only writer
+    /// (it holds the mesh's write lock) and has validated the range. Allocates nothing.
+    pub(crate) fn write(&self, first: usize, positions: &[[f32; 3]]) {
+        for _ in 0..2 {
+            // Only the writer stores `active`, so its own last store is what it reads.
+            let target = 1 - self.active.load(Ordering::Relaxed);
+            self.wait_for_starving_readers();
+            let copy = &self.copies[target];
+            let sequence = copy.sequence.load(Ordering::Relaxed);
+            copy.sequence.store(sequence + 1, Ordering::Relaxed);
+            // Orders the odd sequence number before every data store below (Boehm's seqlock writer).
+            fence(Ordering::Release);
+            let words = &copy.words[3 * first..3 * (first + positions.len())];
+            for (w, p) in words.chunks_exact(3).zip(positions) {
+                w[0].store(p[0].to_bits(), Ordering::Relaxed);
+                w[1].store(p[1].to_bits(), Ordering::Relaxed);
+                w[2].store(p[2].to_bits(), Ordering::Relaxed);
+            }
+            copy.sequence.store(sequence + 2, Ordering::Release);
+            // SeqCst pairs with the starving readers' registration (see `read`).
+            self.active.store(target, Ordering::SeqCst);
+        }
+    }
+
+    /// Spins, then yields, while a starving reader is registered: it may be reading the copy about to be
+    /// overwritten. Bounded by one reader computation.
+    fn wait_for_starving_readers(&self) {
+        let mut spins = 0u32;
+        while self.starving.load(Ordering::SeqCst) != 0 {
+            if spins < 128 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// Runs `compute` on a consistent copy of the positions and returns its answer. `compute` may run more
+    /// than once (a run that overlapped a write is discarded), so it must start from the same inputs each
+    /// time; it may see torn positions in a discarded run and must stay memory-safe and bounded on any finite
+    /// values, which the mirror only ever holds.
+    pub fn read<R>(&self, mut compute: impl FnMut(&Snapshot<'_>) -> R) -> (R, ReadCost) {
+        for attempt in 1..=OPTIMISTIC_ATTEMPTS {
+            if let Some(r) = self.try_read(&mut compute) {
+                return (
+                    r,
+                    ReadCost {
+                        attempts: attempt,
+                        fallback: false,
+                    },
+                );
+            }
+        }
+        // Registered before loading `active` (both SeqCst): any writer that flips `active` after our load sees
+        // the registration before it touches the copy we read, so the next attempt cannot be torn. The loop
+        // only guards that argument.
+        self.starving.fetch_add(1, Ordering::SeqCst);
+        let _registered = Registered(&self.starving);
+        let mut attempts = OPTIMISTIC_ATTEMPTS;
+        loop {
+            attempts += 1;
+            if let Some(r) = self.try_read(&mut compute) {
+                return (
+                    r,
+                    ReadCost {
+                        attempts,
+                        fallback: true,
+                    },
+                );
+            }
+        }
+    }
+
+    /// One optimistic attempt: `None` when a write overlapped it.
+    fn try_read<R>(&self, compute: &mut impl FnMut(&Snapshot<'_>) -> R) -> Option<R> {
+        let copy = &self.copies[self.active.load(Ordering::SeqCst)];
+        let before = copy.sequence.load(Ordering::Acquire);
+        if before & 1 == 1 {
+            return None;
+        }
+        let r = compute(&Snapshot { words: &copy.words });
+        // Orders every position load above before the second sequence load (Boehm's seqlock reader).
+        fence(Ordering::Acquire);
+        (copy.sequence.load(Ordering::Relaxed) == before).then_some(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+
+    #[test]
+    fn reads_what_was_written() {
+        let m = PositionMirror::new(&[0.0, 1.0], &[2.0, 3.0], &[4.0, 5.0]).unwrap();
+        let (p, cost) = m.read(|s| s.get(1));
+        assert_eq!(p, Vec3::new(1.0, 3.0, 5.0));
+        assert_eq!(cost.attempts, 1);
+        m.write(1, &[[7.0, 8.0, 9.0]]);
+        m.write(0, &[[-1.0, -2.0, -3.0]]);
+        let (both, _) = m.read(|s| (s.get(0), s.get(1), s.vertex_count()));
+        assert_eq!(
+            both,
+            (Vec3::new(-1.0, -2.0, -3.0), Vec3::new(7.0, 8.0, 9.0), 2)
+        );
+    }
+
+    /// A writer alternating two whole-range poses as fast as it can: every accepted read sees one pose, and
+    /// reads finish (the starvation fallback), however the two threads interleave.
+    #[test]
+    fn reads_are_never_torn_and_always_finish() {
+        const N: usize = 2048;
+        let a: Vec<[f32; 3]> = (0..N).map(|i| [i as f32, 0.0, 0.0]).collect();
+        let b: Vec<[f32; 3]> = (0..N).map(|i| [i as f32, 1.0, 1.0]).collect();
+        let zeros = vec![0.0; N];
+        let xs: Vec<f32> = a.iter().map(|p| p[0]).collect();
+        let m = PositionMirror::new(&xs, &zeros, &zeros).unwrap();
+        let stop = AtomicBool::new(false);
+        let mut fallbacks = 0;
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    m.write(0, &a);
+                    m.write(0, &b);
+                }
+            });
+            for _ in 0..2000 {
+                let (ys, cost) = m.read(|s| {
+                    let first = s.get(0).y;
+                    let mixed = (0..N as u32).any(|v| s.get(v).y != first || s.get(v).z != first);
+                    (first, mixed)
+                });
+                assert!(!ys.1, "a consistent read saw two poses");
+                fallbacks += usize::from(cost.fallback);
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
+        eprintln!("{fallbacks} of 2000 reads needed the fallback");
+    }
+}

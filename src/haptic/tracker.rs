@@ -1,0 +1,639 @@
+//! The tracker: a tool line split into segments, one dynamic point each, updated at haptic rate against a mesh
+//! another thread deforms.
+//!
+//! An update, per tool pose:
+//! 1. If the mesh's triangles were replaced, take the new topology and move every tracked triangle onto a
+//!    triangle of one of its surviving vertices (a scan of the vertices when none survives).
+//! 2. On one consistent copy of the positions ([`super::mirror`]): walk each segment's dynamic point from
+//!    where it was (or from a reseed candidate if that is closer), then the end point probes a segment needs:
+//!    those of segments in contact (their strips' route targets) or crossing the surface (their depth).
+//! 3. Per segment: its contact ([`super::contact`]); if in contact, its closest strip, every strip triangle
+//!    checked exactly, and the dynamic point moved to a strip triangle closer than its own (the paper's remedy
+//!    for a point trapped in a local concavity), walked on, and the strip rebuilt from there.
+//!
+//! Nothing is allocated once created (a topology change may free the previous topology, once). No lock is
+//! waited on: the state's and the seeds' mutexes are only tried, and the topology's is taken after a topology
+//! change only, while the writer holds it for a pointer swap. Nothing depends on the mesh size except the
+//! one-time vertex scan that starts a walk without a previous answer, and the strips' length, which grows
+//! with the mesh's resolution (the tool's shadow covers more triangles) up to `max_strip_length`.
+
+use super::Positions;
+use super::adjacency::NONE;
+use super::contact::{Contact, EndPoint, apart_outside, segment_contact, triangle_contact};
+use super::dynamic_point::{
+    Found, Probe, WalkCounters, closest_of, evaluate, nearest_vertex_starts, walk,
+};
+use super::mirror::ReadCost;
+use super::seeds::Seeds;
+use super::strip::{self, Target, Visited};
+use super::view::{HapticView, Topology};
+use crate::error::{Error, ErrorKind, Result};
+use crate::geometry::Tool;
+use crate::geometry::tool_volume::SweptShape;
+use crate::mesh::MeshId;
+use crate::results::Results;
+use glam::Vec3;
+use parking_lot::{MappedMutexGuard, Mutex, MutexGuard};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Most segments a tool line may be split into.
+pub const MAX_SEGMENTS: u32 = 64;
+/// Longest closest strip a tracker may be asked to keep per segment.
+pub const MAX_STRIP_LENGTH: u32 = 1024;
+/// Moves a walk may make in one update; a faster tool (or a coarser coherence) continues at the next update.
+const WALK_STEPS: u32 = 64;
+/// Moves a walk may make from a vertex-scan start.
+const START_WALK_STEPS: u32 = 4096;
+/// A strip's routes end at the first triangle farther from the segment than this many tool radii: where the tool
+/// rises from the surface, its shadow beyond cannot touch it.
+const STRIP_REACH: f32 = 2.0;
+/// A strip triangle must beat the dynamic point's distance by this much (relative to the coordinates) to
+/// move it, so float noise does not make it hop between equally close triangles.
+const STRIP_MOVE_SLACK: f32 = 1e-6;
+
+/// How to create a [`Tracker`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrackerDef {
+    /// Segments the tool line is split into, one dynamic point each (1 to [`MAX_SEGMENTS`]): the number of
+    /// separate contacts a non-convex organ may make along the tool.
+    pub segment_count: u32,
+    /// Most triangles in one segment's closest strip (0 to [`MAX_STRIP_LENGTH`]; 0: no strip, the bare
+    /// dynamic point).
+    pub max_strip_length: u32,
+}
+
+impl Default for TrackerDef {
+    fn default() -> Self {
+        Self {
+            segment_count: 4,
+            max_strip_length: 32,
+        }
+    }
+}
+
+impl TrackerDef {
+    /// Checks the bounds.
+    pub fn validate(&self) -> Result<()> {
+        if !(1..=MAX_SEGMENTS).contains(&self.segment_count) {
+            return Err(Error::invalid(format!(
+                "segment_count must be 1 to {MAX_SEGMENTS} (got {})",
+                self.segment_count
+            )));
+        }
+        if self.max_strip_length > MAX_STRIP_LENGTH {
+            return Err(Error::invalid(format!(
+                "max_strip_length must be at most {MAX_STRIP_LENGTH} (got {})",
+                self.max_strip_length
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// What a tracker's updates have cost so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TrackerStats {
+    /// Successful updates.
+    pub updates: u64,
+    /// Computations run on the position mirror (more than `updates` when a write interfered).
+    pub read_attempts: u64,
+    /// Updates that had to ask the writer to wait (see [`super::mirror`]).
+    pub read_fallbacks: u64,
+    /// Exact distance tests, walks and strips together.
+    pub exact_tests: u64,
+    /// Moves of dynamic points and end point probes to a closer neighbour.
+    pub walk_steps: u64,
+    /// Dynamic points moved to a closer strip triangle.
+    pub strip_moves: u64,
+    /// Scans of all vertices (first update, or tracked triangles all removed by a topology change).
+    pub vertex_scans: u64,
+    /// Topology changes taken over.
+    pub topology_changes: u64,
+    /// Reseed candidates that were closer than the tracker's own answer.
+    pub seeds_taken: u64,
+}
+
+/// Tracks the contacts of one tool line with one mesh at haptic rate.
+///
+/// Thread safety: `update` and `strip` must not run concurrently with each other (one haptic thread; a second
+/// concurrent caller gets an error, never a wait), `reseed` may run on any thread at any time, and nothing here
+/// waits for the mesh's lock or a GPU query.
+pub struct Tracker {
+    context: u16,
+    mesh: MeshId,
+    def: TrackerDef,
+    view: Arc<HapticView>,
+    state: Mutex<State>,
+    /// Candidates from the last reseed not yet taken by an update.
+    seeds: Mutex<Seeds>,
+    seeds_pending: AtomicBool,
+}
+
+/// Everything an update reads and writes.
+struct State {
+    topology: Arc<Topology>,
+    /// Where each segment's dynamic point / each end point was last found ([`NONE`]: not yet).
+    segments: Vec<u32>,
+    end_points: Vec<u32>,
+    /// Whether each end point was inside the mesh at the last update.
+    end_inside: Vec<bool>,
+    /// The same, as found by the attempt in progress (committed only if its read of the positions held).
+    next_segments: Vec<u32>,
+    next_end_points: Vec<u32>,
+    next_end_inside: Vec<bool>,
+    found_ends: Vec<EndPoint>,
+    /// Whether the attempt in progress looked at end point `j` (else nothing needed it).
+    end_fresh: Vec<bool>,
+    /// The attempt's dynamic points, and whether each segment is apart from the surface and outside.
+    found_segments: Vec<Found>,
+    outside: Vec<bool>,
+    contacts: Vec<Contact>,
+    /// `max_strip_length` slots per segment; `strip_lengths[k]` of segment `k`'s are used.
+    strips: Vec<Contact>,
+    strip_lengths: Vec<u32>,
+    route: Vec<u32>,
+    /// The strip's triangles checked exactly, in route order.
+    strip_found: Vec<Found>,
+    visited: Visited,
+    /// Candidates taken from the last reseed, used by the next successful update.
+    seeds: Seeds,
+    scan_probes: Vec<Probe>,
+    scan_starts: Vec<u32>,
+    scan_best: Vec<f32>,
+    counters: WalkCounters,
+    strip_moves: u64,
+    vertex_scans: u64,
+    seeds_taken: u64,
+    stats: TrackerStats,
+}
+
+fn busy() -> Error {
+    Error::invalid(
+        "tracker is being updated or read on another thread (update and strip must run on one thread at a \
+         time)",
+    )
+}
+
+impl Tracker {
+    /// A tracker of `mesh` (of the context tagged `context`) reading `view`. Use `Context::create_tracker`.
+    pub(crate) fn new(
+        context: u16,
+        mesh: MeshId,
+        view: Arc<HapticView>,
+        def: &TrackerDef,
+    ) -> Result<Self> {
+        def.validate()?;
+        let n = def.segment_count as usize;
+        let strip = def.max_strip_length as usize;
+        let topology = view.topology();
+        let placeholder = EndPoint::new(
+            Vec3::ZERO,
+            Found {
+                triangle: NONE,
+                closest: crate::geometry::Closest {
+                    distance: f32::INFINITY,
+                    on_tool: Vec3::ZERO,
+                    on_mesh: Vec3::ZERO,
+                },
+                prepared: crate::geometry::closest::PreparedTriangle::new([Vec3::ZERO; 3]),
+            },
+        );
+        let state = State {
+            topology,
+            segments: vec![NONE; n],
+            end_points: vec![NONE; n + 1],
+            end_inside: vec![false; n + 1],
+            next_segments: vec![NONE; n],
+            next_end_points: vec![NONE; n + 1],
+            next_end_inside: vec![false; n + 1],
+            found_ends: vec![placeholder; n + 1],
+            end_fresh: vec![false; n + 1],
+            found_segments: vec![placeholder.found; n],
+            outside: vec![false; n],
+            contacts: Vec::with_capacity(n),
+            strips: vec![Contact::default(); n * strip],
+            strip_lengths: vec![0; n],
+            route: Vec::with_capacity(strip),
+            strip_found: Vec::with_capacity(strip),
+            visited: Visited::new(strip),
+            seeds: Seeds::new(n),
+            scan_probes: Vec::with_capacity(2 * n + 1),
+            scan_starts: vec![NONE; 2 * n + 1],
+            scan_best: vec![0.0; 2 * n + 1],
+            counters: WalkCounters::default(),
+            strip_moves: 0,
+            vertex_scans: 0,
+            seeds_taken: 0,
+            stats: TrackerStats::default(),
+        };
+        Ok(Self {
+            context,
+            mesh,
+            def: *def,
+            view,
+            state: Mutex::new(state),
+            seeds: Mutex::new(Seeds::new(n)),
+            seeds_pending: AtomicBool::new(false),
+        })
+    }
+
+    /// The def it was created with.
+    pub fn def(&self) -> &TrackerDef {
+        &self.def
+    }
+
+    /// The mesh it tracks.
+    pub fn mesh(&self) -> MeshId {
+        self.mesh
+    }
+
+    fn check_alive(&self) -> Result<()> {
+        if self.view.is_alive() {
+            Ok(())
+        } else {
+            Err(Error::new(
+                ErrorKind::StaleHandle,
+                format!(
+                    "the tracker's mesh {}:{} was destroyed",
+                    self.mesh.index1, self.mesh.generation
+                ),
+            ))
+        }
+    }
+
+    /// Moves the tool to `tool` and writes one contact per segment into `out` (which must hold
+    /// `segment_count`); returns how many were written: `segment_count`, or 0 when the mesh has no triangle.
+    /// On error nothing is written and the tracker is unchanged.
+    pub fn update(&self, tool: &Tool, out: &mut [Contact]) -> Result<usize> {
+        let n = self.def.segment_count as usize;
+        if out.len() < n {
+            return Err(Error::out_of_range(format!(
+                "room for {} contacts but the tracker has {n} segments",
+                out.len()
+            )));
+        }
+        self.update_with(tool, |contacts| {
+            out[..contacts.len()].copy_from_slice(contacts);
+            contacts.len()
+        })
+    }
+
+    /// [`Tracker::update`], handing the contacts (one per segment, none when the mesh has no triangle) to
+    /// `f`, which runs only on success.
+    pub fn update_with<R>(&self, tool: &Tool, f: impl FnOnce(&[Contact]) -> R) -> Result<R> {
+        tool.validate()?;
+        let mut state = self.state.try_lock().ok_or_else(busy)?;
+        self.check_alive()?;
+        let state = &mut *state;
+        state.take_topology(&self.view);
+        if state.topology.triangles.is_empty() {
+            state.clear_outputs();
+            return Ok(f(&[]));
+        }
+        // Never waits: a reseed copying its candidates right now leaves them for the next update.
+        if self.seeds_pending.load(Ordering::Acquire) {
+            if let Some(mut seeds) = self.seeds.try_lock() {
+                seeds.take_into(&mut state.seeds);
+                self.seeds_pending.store(false, Ordering::Release);
+            }
+        }
+        let ((), cost) = self
+            .view
+            .mirror()
+            .read(|pos| state.compute(pos, tool, &self.def));
+        state.commit(cost);
+        Ok(f(&state.contacts))
+    }
+
+    /// The closest strip of segment `segment` from the last update, each triangle checked exactly (empty when
+    /// the segment was not in contact). Hold the guard briefly: an update meanwhile fails as busy.
+    pub fn strip(&self, segment: usize) -> Result<MappedMutexGuard<'_, [Contact]>> {
+        let state = self.state.try_lock().ok_or_else(busy)?;
+        self.check_alive()?;
+        let n = self.def.segment_count as usize;
+        if segment >= n {
+            return Err(Error::out_of_range(format!(
+                "segment {segment} but the tracker has {n} segments"
+            )));
+        }
+        let room = self.def.max_strip_length as usize;
+        Ok(MutexGuard::map(state, |s| {
+            let len = s.strip_lengths[segment] as usize;
+            &mut s.strips[segment * room..segment * room + len]
+        }))
+    }
+
+    /// Offers the hits of query `query_index` of `results` (a clip-select query on this tracker's mesh, run at
+    /// simulation rate) as starting points for the next update: each segment and end point starts from its
+    /// nearest hit if that is closer than where it is. Safe to call from another thread than the updates';
+    /// waits at most for an update to copy the previous candidates.
+    pub fn reseed(&self, results: &Results, query_index: usize) -> Result<()> {
+        if results.context != self.context {
+            return Err(Error::invalid(
+                "results object belongs to another context than the tracker",
+            ));
+        }
+        if results.is_pending() {
+            return Err(Error::new(
+                ErrorKind::Pending,
+                "results object has a submitted batch: wait for it before reseeding",
+            ));
+        }
+        let output = results.get(query_index).ok_or_else(|| {
+            Error::out_of_range(format!(
+                "query index {query_index} but the last run answered {} queries",
+                results.len()
+            ))
+        })?;
+        let query = results.scratch.prepared[query_index];
+        if query.mesh != self.mesh {
+            return Err(Error::invalid(format!(
+                "query {query_index} of the results was asked on another mesh than the tracker's"
+            )));
+        }
+        self.check_alive()?;
+        let (entry, end) = match query.volume.shape {
+            SweptShape::Segment(entry, tip) => (entry, tip),
+            SweptShape::Triangle(entry, _, new_tip) => (entry, new_tip),
+        };
+        let mut seeds = self.seeds.lock();
+        seeds.choose(output.hits(), entry, end);
+        self.seeds_pending.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// What the updates have cost so far (an update running on another thread makes this fail as busy).
+    pub fn stats(&self) -> Result<TrackerStats> {
+        Ok(self.state.try_lock().ok_or_else(busy)?.stats)
+    }
+}
+
+impl State {
+    /// Takes over a new topology, if there is one, keeping every tracked triangle's neighbourhood.
+    fn take_topology(&mut self, view: &HapticView) {
+        if view.topology_generation() == self.topology.generation {
+            return;
+        }
+        let fresh = view.topology();
+        let old = &self.topology;
+        // A triangle of the new list sharing a vertex with the old one: the walk continues from there.
+        let remap = |t: &mut u32| {
+            if *t != NONE {
+                *t = old.triangles[*t as usize]
+                    .iter()
+                    .find_map(|&v| fresh.adjacency.fan(v).first().copied())
+                    .unwrap_or(NONE);
+            }
+        };
+        self.segments.iter_mut().for_each(remap);
+        self.end_points.iter_mut().for_each(remap);
+        self.seeds.clear();
+        self.strip_lengths.fill(0);
+        self.contacts.clear();
+        self.topology = fresh;
+        self.stats.topology_changes += 1;
+    }
+
+    fn clear_outputs(&mut self) {
+        self.contacts.clear();
+        self.strip_lengths.fill(0);
+        self.segments.fill(NONE);
+        self.end_points.fill(NONE);
+        self.end_inside.fill(false);
+    }
+
+    /// One attempt at an update on `pos`. Reads the committed state, writes only the `next_*` buffers and the
+    /// outputs, so a discarded attempt leaves nothing behind.
+    ///
+    /// Three phases: every segment's dynamic point; then the end points some segment needs (one in contact,
+    /// for its strip's routes, or crossing the surface, for its depth), taken from the segment's own answer
+    /// when its closest point is that end point; then the contacts and strips.
+    fn compute<P: Positions>(&mut self, pos: &P, tool: &Tool, def: &TrackerDef) {
+        let topology = &*self.topology;
+        let n = def.segment_count as usize;
+        let axis = tool.tip - tool.entry;
+        let point = |j: usize| {
+            if j == n {
+                tool.tip
+            } else {
+                tool.entry + axis * (j as f32 / n as f32)
+            }
+        };
+        let mut counters = WalkCounters::default();
+        let (mut scans, mut seeds_taken, mut strip_moves) = (0, 0, 0);
+
+        // Walks that have no previous answer start from the nearest vertex; one scan serves all of them, the
+        // segments' first, then the end points'.
+        self.scan_probes.clear();
+        for k in 0..n {
+            if self.segments[k] == NONE {
+                self.scan_probes
+                    .push(Probe::Segment(point(k), point(k + 1)));
+            }
+        }
+        for j in 0..=n {
+            if self.end_points[j] == NONE {
+                self.scan_probes.push(Probe::Point(point(j)));
+            }
+        }
+        let missing = self.scan_probes.len();
+        if missing > 0 {
+            scans += 1;
+            let starts = &mut self.scan_starts[..missing];
+            let best = &mut self.scan_best[..missing];
+            if nearest_vertex_starts(pos, topology, &self.scan_probes, starts, best).is_none() {
+                starts.fill(0);
+            }
+        }
+        let mut scanned = 0;
+
+        // 1. The dynamic points.
+        for k in 0..n {
+            let probe = Probe::Segment(point(k), point(k + 1));
+            let (start, steps) = match self.segments[k] {
+                NONE => {
+                    scanned += 1;
+                    (self.scan_starts[scanned - 1], START_WALK_STEPS)
+                }
+                t => (t, WALK_STEPS),
+            };
+            let found = evaluate(pos, topology, start, &probe, &mut counters);
+            let seeds = &self.seeds.segments[k];
+            let seeded = closest_of(pos, topology, found, seeds, &probe, &mut counters);
+            seeds_taken += u64::from(seeded.triangle != found.triangle);
+            let found = walk(pos, topology, seeded, &probe, steps, &mut counters);
+            self.found_segments[k] = found;
+            self.outside[k] = apart_outside(pos, topology, &found);
+        }
+
+        // 2. The end points the segments need.
+        for j in 0..=n {
+            let p = point(j);
+            let adjacent = j.saturating_sub(1)..j.min(n - 1) + 1;
+            let fresh = self.end_points[j] == NONE;
+            let (start, steps) = if fresh {
+                scanned += 1;
+                (self.scan_starts[scanned - 1], START_WALK_STEPS)
+            } else {
+                (self.end_points[j], WALK_STEPS)
+            };
+            let needed = fresh
+                || adjacent.clone().any(|k| {
+                    !self.outside[k] || self.found_segments[k].closest.distance < tool.radius
+                });
+            self.end_fresh[j] = needed;
+            if !needed {
+                // Apart and out of contact: nothing reads it; it stays where it was.
+                self.next_end_points[j] = self.end_points[j];
+                continue;
+            }
+            // A segment apart and outside whose closest point is this end point: the same answer.
+            let tiny = 1e-12 * (1.0 + p.length_squared());
+            if let Some(k) = adjacent.clone().find(|&k| {
+                self.outside[k]
+                    && (self.found_segments[k].closest.on_tool - p).length_squared() <= tiny
+            }) {
+                let mut found = self.found_segments[k];
+                found.closest.on_tool = p;
+                self.found_ends[j] = EndPoint::outside(p, found);
+                self.next_end_points[j] = found.triangle;
+                continue;
+            }
+            let probe = Probe::Point(p);
+            let found = evaluate(pos, topology, start, &probe, &mut counters);
+            // Inside, an end point keeps following the surface it entered through (see `contact`): a seed
+            // from the far side of a thin part would flip its depth, so only end points outside take seeds.
+            let seeds: &[u32] = if self.end_inside[j] {
+                &[]
+            } else {
+                &self.seeds.end_points[j]
+            };
+            let seeded = closest_of(pos, topology, found, seeds, &probe, &mut counters);
+            seeds_taken += u64::from(seeded.triangle != found.triangle);
+            let found = walk(pos, topology, seeded, &probe, steps, &mut counters);
+            self.next_end_points[j] = found.triangle;
+            self.found_ends[j] = EndPoint::new(p, found);
+        }
+
+        // 3. Contacts and strips.
+        self.contacts.clear();
+        let room = def.max_strip_length as usize;
+        for k in 0..n {
+            let (a, b) = (point(k), point(k + 1));
+            let probe = Probe::Segment(a, b);
+            let mut found = self.found_segments[k];
+            let mut outside = self.outside[k];
+            let ends = &mut self.found_ends[k..k + 2];
+            let mut contact = contact_of(pos, topology, ends, k, &found, outside, tool.radius);
+            let mut length = 0;
+            if contact.penetration > 0.0 && room > 0 {
+                let slots = &mut self.strips[k * room..(k + 1) * room];
+                let targets = [k, k + 1].map(|j| Target {
+                    triangle: self.found_ends[j].found.triangle,
+                    point: self.found_ends[j].found.closest.on_mesh,
+                });
+                // Twice at most: a strip triangle closer than the dynamic point moves it, and the strip is
+                // rebuilt around where it lands.
+                for pass in 0..2 {
+                    let checked = &mut self.strip_found;
+                    checked.clear();
+                    checked.push(found);
+                    let reach = STRIP_REACH * tool.radius;
+                    strip::build(
+                        pos,
+                        topology,
+                        found.triangle,
+                        targets,
+                        room,
+                        &mut self.visited,
+                        &mut self.route,
+                        &mut |t| {
+                            let f = evaluate(pos, topology, t, &probe, &mut counters);
+                            checked.push(f);
+                            f.closest.distance <= reach
+                        },
+                    );
+                    let mut nearest: Option<Found> = None;
+                    for (slot, f) in slots.iter_mut().zip(checked.iter()) {
+                        *slot = triangle_contact(
+                            pos,
+                            topology,
+                            k as u32,
+                            f,
+                            outside,
+                            a,
+                            b,
+                            tool.radius,
+                        );
+                        if nearest.is_none_or(|m| f.closest.distance < m.closest.distance) {
+                            nearest = Some(*f);
+                        }
+                    }
+                    length = self.route.len();
+                    let slack = STRIP_MOVE_SLACK * (1.0 + a.abs().max(b.abs()).max_element());
+                    match nearest {
+                        Some(m)
+                            if pass == 0 && m.closest.distance < found.closest.distance - slack =>
+                        {
+                            strip_moves += 1;
+                            found = walk(pos, topology, m, &probe, WALK_STEPS, &mut counters);
+                            outside = apart_outside(pos, topology, &found);
+                            let ends = &mut self.found_ends[k..k + 2];
+                            contact =
+                                contact_of(pos, topology, ends, k, &found, outside, tool.radius);
+                        }
+                        _ => break,
+                    }
+                }
+            }
+            self.next_segments[k] = found.triangle;
+            self.strip_lengths[k] = length as u32;
+            self.contacts.push(contact);
+        }
+        // An end point left alone has only segments apart and outside around it: it is outside too.
+        for j in 0..=n {
+            self.next_end_inside[j] = self.end_fresh[j] && self.found_ends[j].is_inside();
+        }
+        self.counters = counters;
+        self.vertex_scans = scans;
+        self.seeds_taken = seeds_taken;
+        self.strip_moves = strip_moves;
+    }
+
+    /// Makes the last (consistent) attempt's answers the tracker's.
+    fn commit(&mut self, cost: ReadCost) {
+        std::mem::swap(&mut self.segments, &mut self.next_segments);
+        std::mem::swap(&mut self.end_points, &mut self.next_end_points);
+        std::mem::swap(&mut self.end_inside, &mut self.next_end_inside);
+        self.seeds.clear();
+        let s = &mut self.stats;
+        s.updates += 1;
+        s.read_attempts += u64::from(cost.attempts);
+        s.read_fallbacks += u64::from(cost.fallback);
+        s.exact_tests += self.counters.exact_tests;
+        s.walk_steps += self.counters.steps;
+        s.strip_moves += self.strip_moves;
+        s.vertex_scans += self.vertex_scans;
+        s.seeds_taken += self.seeds_taken;
+    }
+}
+
+/// The contact of segment `k` found on `found` (`outside`: apart from the surface and outside), deciding its
+/// two end points' signs (`ends`) only if it crosses the surface or lies inside.
+fn contact_of<P: Positions>(
+    pos: &P,
+    topology: &Topology,
+    ends: &mut [EndPoint],
+    k: usize,
+    found: &Found,
+    outside: bool,
+    radius: f32,
+) -> Contact {
+    if !outside {
+        for end in ends.iter_mut() {
+            end.signed_distance(pos, topology);
+        }
+    }
+    segment_contact(k as u32, found, outside, [&ends[0], &ends[1]], radius)
+}

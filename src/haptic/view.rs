@@ -1,0 +1,161 @@
+//! What a tracker sees of its mesh without taking the mesh's lock: the position mirror, the topology, and
+//! whether the mesh still exists.
+//!
+//! A mesh with trackers holds one [`HapticView`] behind an `Arc` (its [`HapticLink`]); each tracker holds
+//! another reference. The mesh writes through it under its own write lock (positions into the mirror, a new
+//! [`Topology`] on `set_triangles`); trackers only read:
+//! - positions through the [`PositionMirror`] (lock-free, never torn);
+//! - the topology as an immutable `Arc<Topology>`: a tracker compares one atomic generation number per update
+//!   and takes the mutex only to clone a new `Arc` after a topology change, which is all the mutex ever
+//!   guards (the writer builds the new topology before taking it and frees the old one after releasing it);
+//! - `alive`, cleared when the mesh is destroyed (or its context), so a tracker reports a stale handle.
+
+use super::adjacency::Adjacency;
+use super::mirror::PositionMirror;
+use crate::error::{Error, Result};
+use parking_lot::Mutex;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// One triangle list and its adjacency, immutable once published.
+#[derive(Debug)]
+pub struct Topology {
+    /// Counts `set_triangles` calls since the view was created; trackers compare it to notice a change.
+    pub generation: u64,
+    /// The triangles, as the mesh has them.
+    pub triangles: Vec<[u32; 3]>,
+    /// Their vertex fans and edge neighbours.
+    pub adjacency: Adjacency,
+}
+
+impl Topology {
+    /// Copies `triangles` (indices already validated against `vertex_count`) and builds their adjacency.
+    pub fn new(triangles: &[[u32; 3]], vertex_count: usize, generation: u64) -> Result<Self> {
+        let mut copy = Vec::new();
+        copy.try_reserve_exact(triangles.len())
+            .map_err(|_| Error::out_of_memory("the haptic triangle list"))?;
+        copy.extend_from_slice(triangles);
+        Ok(Self {
+            generation,
+            adjacency: Adjacency::new(triangles, vertex_count)?,
+            triangles: copy,
+        })
+    }
+}
+
+/// A mesh as its trackers see it.
+#[derive(Debug)]
+pub struct HapticView {
+    mirror: PositionMirror,
+    topology: Mutex<Arc<Topology>>,
+    generation: AtomicU64,
+    alive: AtomicBool,
+}
+
+impl HapticView {
+    /// A view of the positions `xs, ys, zs` and `triangles` (already validated).
+    pub fn new(xs: &[f32], ys: &[f32], zs: &[f32], triangles: &[[u32; 3]]) -> Result<Self> {
+        Ok(Self {
+            mirror: PositionMirror::new(xs, ys, zs)?,
+            topology: Mutex::new(Arc::new(Topology::new(triangles, xs.len(), 0)?)),
+            generation: AtomicU64::new(0),
+            alive: AtomicBool::new(true),
+        })
+    }
+
+    /// The positions.
+    pub fn mirror(&self) -> &PositionMirror {
+        &self.mirror
+    }
+
+    /// False once the mesh was destroyed.
+    pub fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::Acquire)
+    }
+
+    /// Generation of the current topology; equal to [`Topology::generation`] of what [`HapticView::topology`]
+    /// returns after it.
+    pub fn topology_generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// The current topology (the mutex is held for the `Arc` clone only).
+    pub fn topology(&self) -> Arc<Topology> {
+        self.topology.lock().clone()
+    }
+
+    /// Builds the topology of a new triangle list, without publishing it (so a failure changes nothing).
+    pub(crate) fn next_topology(&self, triangles: &[[u32; 3]]) -> Result<Topology> {
+        let generation = self.generation.load(Ordering::Relaxed) + 1;
+        Topology::new(triangles, self.mirror.vertex_count(), generation)
+    }
+
+    /// Publishes a topology from [`HapticView::next_topology`].
+    pub(crate) fn publish(&self, topology: Topology) {
+        let generation = topology.generation;
+        let old = std::mem::replace(&mut *self.topology.lock(), Arc::new(topology));
+        self.generation.store(generation, Ordering::Release);
+        // Freed (if no tracker still holds it) after the mutex is released.
+        drop(old);
+    }
+}
+
+/// The mesh's end of its haptic view: present while trackers may be attached.
+///
+/// A copy of a mesh is not tracked (cloning gives an empty link) and the link never makes two meshes unequal;
+/// dropping the link (the mesh is destroyed) tells the trackers.
+#[derive(Debug, Default)]
+pub struct HapticLink(Option<Arc<HapticView>>);
+
+impl HapticLink {
+    /// The view, created from the mesh's data if there is none yet.
+    pub(crate) fn attach(
+        &mut self,
+        xs: &[f32],
+        ys: &[f32],
+        zs: &[f32],
+        triangles: &[[u32; 3]],
+    ) -> Result<Arc<HapticView>> {
+        if let Some(view) = &self.0 {
+            return Ok(view.clone());
+        }
+        let view = Arc::new(HapticView::new(xs, ys, zs, triangles)?);
+        self.0 = Some(view.clone());
+        Ok(view)
+    }
+
+    /// The view if a tracker still uses it. A view no tracker holds is dropped here, so a mesh whose trackers
+    /// are gone stops paying for the mirror. Called under the mesh's write lock, which `attach` also needs, so
+    /// no tracker can appear meanwhile.
+    pub(crate) fn in_use(&mut self) -> Option<&HapticView> {
+        if self.0.as_ref().is_some_and(|v| Arc::strong_count(v) == 1) {
+            self.0 = None;
+        }
+        self.0.as_deref()
+    }
+
+    /// True while a view exists (used or not).
+    pub fn is_attached(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+impl Clone for HapticLink {
+    fn clone(&self) -> Self {
+        Self(None)
+    }
+}
+
+impl PartialEq for HapticLink {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Drop for HapticLink {
+    fn drop(&mut self) {
+        if let Some(view) = &self.0 {
+            view.alive.store(false, Ordering::Release);
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! The liver is not convex: a walk can be trapped, and the tool can touch it in several places. With 4, 8 and 16
+//! segments, a tool palpating a breathing liver at several spots (tip wandering in and out of the surface,
+//! 10 haptic updates per simulation step, a capsule clip-select query and a reseed every simulation step):
+//! every contact the brute force finds deeper than a tolerance must be found by the tracker within one reseed,
+//! that is at the latest by the first update after the next reseed (checked at every such update). Misses
+//! between reseeds are counted (mid-step) and printed. The reference is `tests/common/haptic.rs` (f64, exhaustive, winding-number inside test).
+//!
+//! Every contact must also describe real geometry, and equal the brute force's penetration except in one
+//! documented case: an end point inside the liver that the brute force finds closer to another surface than
+//! to the one it entered through (a tip pushed past the middle of a thin part, where the tracker keeps
+//! measuring from the entry side; see `src/haptic/contact.rs`). There the tracker must report more
+//! penetration, never less.
+
+mod common;
+
+use common::Rng;
+use common::haptic::{check_valid, reference, segment_ends};
+use glam::Vec3;
+use trocar::{Contact, Tool, TrackerDef, VolumeKind};
+
+/// Haptic updates per simulation step (a 1 kHz loop over a 100 Hz simulation).
+const HAPTIC_PER_STEP: usize = 10;
+/// Simulation steps per palpation spot.
+const STEPS: usize = 30;
+/// Penetrations the brute force finds above this (cm) must be found.
+const DEEPER: f64 = 0.01;
+/// Agreement between the tracker's and the reference's penetrations (cm).
+const TOL: f64 = 1e-3;
+
+#[test]
+fn liver_contacts_are_found_within_one_reseed() {
+    for (segments, seed) in [(4, 41), (8, 42), (16, 43)] {
+        palpate(segments, seed);
+    }
+}
+
+/// Area-weighted vertex normals.
+fn normals(p: &[[f32; 3]], t: &[[u32; 3]]) -> Vec<Vec3> {
+    let mut n = vec![Vec3::ZERO; p.len()];
+    for tri in t {
+        let [a, b, c] = tri.map(|i| Vec3::from(p[i as usize]));
+        for &i in tri {
+            n[i as usize] += (b - a).cross(c - a);
+        }
+    }
+    n.iter().map(|v| v.normalize_or_zero()).collect()
+}
+
+fn palpate(segments: u32, seed: u64) {
+    let common::LiverScene {
+        positions: rest,
+        triangles,
+        ctx,
+        mesh,
+        mut results,
+        center,
+    } = common::liver_scene(trocar::BackendKind::Cpu, 1);
+    let def = TrackerDef {
+        segment_count: segments,
+        max_strip_length: 32,
+    };
+    let tracker = ctx.create_tracker(mesh, &def).unwrap();
+    let normal = normals(&rest, &triangles);
+    let mut rng = Rng(seed);
+    let radius = 0.25;
+    let mut positions = rest.clone();
+    let mut contacts = vec![Contact::default(); segments as usize];
+    let (mut strict, mut found, mut missed, mut entry_side) = (0, 0, 0, 0);
+    let mut worst_over = 0.0f64;
+    for spot in 0..4 {
+        // A vertex facing up-ish; the tool comes in along its normal tilted by up to ~30 degrees.
+        let v = loop {
+            let v = rng.below(rest.len());
+            if normal[v].y > 0.3 {
+                break v;
+            }
+        };
+        let (n, at) = (normal[v], Vec3::from(rest[v]));
+        let tilt = Vec3::from(rng.point(-0.5, 0.5));
+        let entry = at + (n + tilt).normalize() * 9.0;
+        let (t1, t2) = n.any_orthonormal_pair();
+        let phase = rng.range(0.0, 6.0);
+        for step in 0..STEPS {
+            // The simulation step: breathing plus a small wave, every vertex moves.
+            let k = (spot * STEPS + step) as f32;
+            let breath = 1.0 + 0.02 * (k * 0.3).sin();
+            for (p, q) in positions.iter_mut().zip(&rest) {
+                let q = Vec3::from(*q);
+                let wave = 0.05 * (q.x * 1.3 + q.z * 0.7 + k * 0.5).sin();
+                *p = (center + (q - center) * breath + Vec3::Y * wave).to_array();
+            }
+            ctx.update_positions(mesh, 0, &positions).unwrap();
+            for h in 0..HAPTIC_PER_STEP {
+                let s = (step * HAPTIC_PER_STEP + h) as f32 * 0.015 + phase;
+                let tip = at
+                    + t1 * (0.8 * (s * 1.1).sin())
+                    + t2 * (0.8 * (s * 0.7).cos())
+                    + n * (-0.15 + 0.45 * (s * 2.3).sin());
+                let tool = Tool {
+                    entry,
+                    tip,
+                    radius,
+                    up: Vec3::ZERO,
+                };
+                if h == 0 {
+                    // The simulation's own query, with the tool where the haptic loop is now.
+                    ctx.query_static(mesh, &tool, VolumeKind::Capsule, &mut results)
+                        .unwrap();
+                    tracker.reseed(&results, 0).unwrap();
+                }
+                tracker.update(&tool, &mut contacts).unwrap();
+                for (k, c) in contacts.iter().enumerate() {
+                    let what =
+                        format!("{segments} segments, spot {spot}, step {step}.{h}, segment {k}");
+                    let ends = segment_ends(&tool, segments as usize, k);
+                    check_valid(&positions, &triangles, c, ends, radius, TOL, &what);
+                    // The brute force costs milliseconds: right after the reseed, and once mid-step.
+                    if h != 0 && h != HAPTIC_PER_STEP / 2 {
+                        continue;
+                    }
+                    let want = reference(&positions, &triangles, ends.0, ends.1, true);
+                    let (bf, mine) = (radius as f64 - want.signed, c.penetration as f64);
+                    if mine > bf + TOL {
+                        // Only an end point inside, measured from the surface it entered through.
+                        assert!(
+                            c.signed_distance < 0.0
+                                && want.signed < 0.0
+                                && [ends.0, ends.1].contains(&Vec3::from(c.point_on_tool)),
+                            "{what}: penetration {mine} above the brute force's {bf} ({c:?} vs {want:?})"
+                        );
+                        entry_side += 1;
+                        worst_over = worst_over.max(mine - bf);
+                    }
+                    if bf <= DEEPER {
+                        continue;
+                    }
+                    let ok = mine >= bf - TOL;
+                    found += usize::from(ok);
+                    missed += usize::from(!ok);
+                    if h == 0 {
+                        strict += 1;
+                        assert!(
+                            ok,
+                            "{what}: penetration {bf} by brute force but the tracker, just reseeded, says {mine} \
+                             ({c:?} vs {want:?})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let stats = tracker.stats().unwrap();
+    eprintln!(
+        "{segments} segments: {found} contacts deeper than {DEEPER} found, {missed} missed between reseeds, {strict} \
+         checked right after a reseed; {entry_side} inside end points measured from their entry side (deeper \
+         than the brute force's by up to {worst_over:.2e}); {stats:?}"
+    );
+    assert!(
+        strict > 60,
+        "the trajectory must touch the liver ({strict} contacts)"
+    );
+}
