@@ -14,35 +14,15 @@ mod common;
 
 use common::{format_time, machine, median_p90, quick_mode, seconds};
 use glam::{Vec3, vec3};
-use std::path::PathBuf;
 use std::time::Instant;
 use trocar::ccd::{CcdDef, Impact, edge_edge, vertex_face};
 use trocar::{BackendKind, Context, ContextDef};
 
-type Test = fn(&[[f64; 3]; 8], f64) -> Option<Impact>;
+#[path = "../tests/common/ccd_data.rs"]
+mod ccd_data;
+use ccd_data::{cylinder, load};
 
-fn load(name: &str) -> Vec<([[f64; 3]; 8], bool)> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/ccd")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (../shared must sit beside the checkout)",
-            path.display()
-        )
-    });
-    text.lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|line| {
-            let v: Vec<f64> = line.split(',').map(|x| x.trim().parse().unwrap()).collect();
-            let mut p = [[0.0; 3]; 8];
-            for (k, c) in v[..24].iter().enumerate() {
-                p[k / 3][k % 3] = *c;
-            }
-            (p, v[24] == 1.0)
-        })
-        .collect()
-}
+type Test = fn(&[[f64; 3]; 8], f64) -> Option<Impact>;
 
 /// Queries per second over the file (median of rounds), false negatives, false positives.
 fn primitive_row(name: &str, test: Test, quick: bool) -> (usize, f64, usize, usize) {
@@ -72,34 +52,6 @@ fn primitive_row(name: &str, test: Test, quick: bool) -> (usize, f64, usize, usi
     }
     let (median, _) = median_p90(&mut rates);
     (queries.len(), median, fneg, fpos)
-}
-
-/// A closed cylinder of `radius` along `axis` from `base`, `n` segments.
-fn cylinder(base: Vec3, axis: Vec3, radius: f32, n: u32) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
-    let w = axis.normalize();
-    let u = w.any_orthonormal_vector();
-    let v = w.cross(u);
-    let mut p = Vec::new();
-    for end in [base, base + axis] {
-        for k in 0..n {
-            let a = k as f32 / n as f32 * std::f32::consts::TAU;
-            p.push((end + radius * (a.cos() * u + a.sin() * v)).to_array());
-        }
-    }
-    p.push(base.to_array());
-    p.push((base + axis).to_array());
-    let (c0, c1) = (2 * n, 2 * n + 1);
-    let mut t = Vec::new();
-    for k in 0..n {
-        let j = (k + 1) % n;
-        t.extend_from_slice(&[
-            [k, j, n + j],
-            [k, n + j, n + k],
-            [c0, j, k],
-            [c1, n + k, n + j],
-        ]);
-    }
-    (p, t)
 }
 
 fn moved(p: &[[f32; 3]], by: Vec3) -> Vec<[f32; 3]> {

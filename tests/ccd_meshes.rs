@@ -11,31 +11,9 @@ use trocar::ccd::swept_box::{SweptBox, margin};
 use trocar::ccd::{CcdContact, CcdDef};
 use trocar::{BackendKind, Context, ErrorKind, MeshId};
 
-/// A closed cylinder of `radius` along `axis` from `base`: `n` segments, capped with fans.
-fn cylinder(base: Vec3, axis: Vec3, radius: f32, n: u32) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
-    let w = axis.normalize();
-    let u = w.any_orthonormal_vector();
-    let v = w.cross(u);
-    let mut p = Vec::new();
-    for end in [base, base + axis] {
-        for k in 0..n {
-            let a = k as f32 / n as f32 * std::f32::consts::TAU;
-            p.push((end + radius * (a.cos() * u + a.sin() * v)).to_array());
-        }
-    }
-    p.push(base.to_array());
-    p.push((base + axis).to_array());
-    let (c0, c1) = (2 * n, 2 * n + 1);
-    let mut t = Vec::new();
-    for k in 0..n {
-        let j = (k + 1) % n;
-        t.push([k, j, n + j]);
-        t.push([k, n + j, n + k]);
-        t.push([c0, j, k]);
-        t.push([c1, n + k, n + j]);
-    }
-    (p, t)
-}
+#[path = "common/ccd_data.rs"]
+mod ccd_data;
+use ccd_data::cylinder;
 
 /// A flat square grid of `n` × `n` quads in the plane y = `y`, spanning [-half, half] in x and z.
 fn membrane(half: f32, y: f32, n: u32) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {

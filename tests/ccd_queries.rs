@@ -2,36 +2,11 @@
 //! and two simulated scenes), against their ground truth computed on exact rationals: no false negative is
 //! allowed; the false positives are reported per file and must stay at or below 1 % of the file's queries.
 
-use std::path::PathBuf;
 use trocar::ccd::{Impact, edge_edge, vertex_face};
 
-/// `../shared/data/ccd` beside the checkout.
-fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/ccd")
-}
-
-/// The queries of one file: eight points and the ground truth.
-fn load(name: &str) -> Vec<([[f64; 3]; 8], bool)> {
-    let path = data_dir().join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (../shared must sit beside the checkout)",
-            path.display()
-        )
-    });
-    text.lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|line| {
-            let v: Vec<f64> = line.split(',').map(|x| x.trim().parse().unwrap()).collect();
-            assert_eq!(v.len(), 25, "{name}: {line}");
-            let mut p = [[0.0; 3]; 8];
-            for (k, c) in v[..24].iter().enumerate() {
-                p[k / 3][k % 3] = *c;
-            }
-            (p, v[24] == 1.0)
-        })
-        .collect()
-}
+#[path = "common/ccd_data.rs"]
+mod ccd_data;
+use ccd_data::load;
 
 struct Tally {
     queries: usize,
