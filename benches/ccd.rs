@@ -301,13 +301,13 @@ fn main() {
         let brute = rows[2];
         for ((median, p90, contacts, candidates), (_, label)) in rows.into_iter().zip(CULLINGS) {
             println!(
-                "| {} | {} + {} | {label} | {} | {} | {candidates} | {contacts} | {} |",
+                "| {} | {} + {} | {label} | {} | {} | {candidates} | {contacts} | {:.1}× |",
                 scene.name,
                 scene.triangles.0,
                 scene.triangles.1,
                 format_time(median),
                 format_time(p90),
-                format!("{:.1}×", brute.0 / median)
+                brute.0 / median
             );
         }
     }
