@@ -1,14 +1,14 @@
 //! Mesh-against-mesh continuous queries: a thin tool swept fast through a membrane and through the liver, the
-//! paper's cube falling on a tilted plane's edge (found only with edge-edge tests), the sort-and-sweep culling
-//! against the all-pairs reference on random motions, and refused queries.
+//! paper's cube falling on a tilted plane's edge (found only with edge-edge tests), the sort-and-sweep and BVH
+//! cullings against the all-pairs reference on random motions, and refused queries.
 
 mod common;
 
 use glam::{Vec3, vec3};
-use trocar::ccd::broadphase::{SweepScratch, all_pairs, sweep_pairs};
+use trocar::ccd::broadphase::{BvhScratch, SweepScratch, all_pairs, bvh_pairs, sweep_pairs};
 use trocar::ccd::contact::{TROCAR_CCD_EDGE_EDGE, TROCAR_CCD_FACE_VERTEX, TROCAR_CCD_VERTEX_FACE};
 use trocar::ccd::swept_box::{SweptBox, margin};
-use trocar::ccd::{CcdContact, CcdDef};
+use trocar::ccd::{CcdContact, CcdDef, Culling};
 use trocar::{BackendKind, Context, ErrorKind, MeshId};
 
 #[path = "common/ccd_data.rs"]
@@ -39,8 +39,8 @@ fn moved(p: &[[f32; 3]], by: Vec3) -> Vec<[f32; 3]> {
     p.iter().map(|&x| (Vec3::from(x) + by).to_array()).collect()
 }
 
-/// Runs the query with sort-and-sweep and with the all-pairs reference, requires the same contacts, and
-/// returns them.
+/// Runs the query with the default culling, with every other one and with the all-pairs reference, requires
+/// the same contacts of all, and returns them.
 fn contacts(ctx: &Context, a: MeshId, b: MeshId, edge_edge: bool) -> Vec<CcdContact> {
     let mut results = ctx.create_ccd_results();
     let def = CcdDef {
@@ -49,16 +49,15 @@ fn contacts(ctx: &Context, a: MeshId, b: MeshId, edge_edge: bool) -> Vec<CcdCont
     };
     ctx.query_ccd(a, b, &def, &mut results).unwrap();
     let swept = results.contacts().to_vec();
-    let brute = CcdDef {
-        brute_force: true,
-        ..def
-    };
-    ctx.query_ccd(a, b, &brute, &mut results).unwrap();
-    assert_eq!(
-        swept,
-        results.contacts(),
-        "sort-and-sweep and all pairs disagree"
-    );
+    for culling in [Culling::SortAndSweep, Culling::Bvh, Culling::AllPairs] {
+        let other = CcdDef { culling, ..def };
+        ctx.query_ccd(a, b, &other, &mut results).unwrap();
+        assert_eq!(
+            swept,
+            results.contacts(),
+            "{culling:?} disagrees with the default culling"
+        );
+    }
     assert!(
         swept
             .windows(2)
@@ -177,7 +176,7 @@ fn cube_on_a_plane_edge_needs_edge_edge_tests() {
 }
 
 #[test]
-fn sort_and_sweep_finds_exactly_the_all_pairs_candidates() {
+fn sort_and_sweep_and_bvh_find_exactly_the_all_pairs_candidates() {
     // A small deterministic generator (xorshift), so the test needs no crate and always runs the same.
     let mut state = 0x9E37_79B9_7F4A_7C15_u64;
     let mut next = move || {
@@ -187,6 +186,7 @@ fn sort_and_sweep_finds_exactly_the_all_pairs_candidates() {
         (state >> 11) as f32 / (1u64 << 53) as f32
     };
     let mut scratch = SweepScratch::default();
+    let mut bvh = BvhScratch::default();
     for round in 0..20 {
         let mut boxes = |n: usize| -> Vec<SweptBox> {
             (0..n)
@@ -200,14 +200,21 @@ fn sort_and_sweep_finds_exactly_the_all_pairs_candidates() {
                 })
                 .collect()
         };
-        let (a, b) = (boxes(150), boxes(90));
+        // Either list the longer (the tree is built over the shorter one), and tiny lists (a leaf, none).
+        let (na, nb) = [(150, 90), (40, 170), (3, 60), (0, 20)][round % 4];
+        let (a, b) = (boxes(na), boxes(nb));
         let m = margin(if round % 2 == 0 { 0.0 } else { 0.3 }, 20.0);
         let (mut swept, mut brute) = (Vec::new(), Vec::new());
         sweep_pairs(&a, &b, m, &mut scratch, &mut swept);
         all_pairs(&a, &b, m, &mut brute);
+        let mut tree = Vec::new();
+        bvh_pairs(&a, &b, m, &mut bvh, &mut tree);
         swept.sort_unstable();
-        assert_eq!(swept, brute, "round {round}");
-        assert!(!brute.is_empty() && brute.len() < a.len() * b.len());
+        tree.sort_unstable();
+        assert_eq!(swept, brute, "sort-and-sweep, round {round}");
+        assert_eq!(tree, brute, "BVH, round {round}");
+        // The big rounds must exercise both answers (tiny lists may find no pair at all).
+        assert!(na < 10 || (!brute.is_empty() && brute.len() < a.len() * b.len()));
     }
 }
 

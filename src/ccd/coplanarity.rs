@@ -29,6 +29,33 @@ pub(crate) fn det_and_permanent(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> (f64, 
 
 /// True when the four points `x[0..4]` (at t = 0) moving linearly to `x[4..8]` (at t = 1) are provably never
 /// coplanar during the step, for every real input that rounds to these doubles.
+pub fn never_coplanar(x: &[[f64; 3]; 8]) -> bool {
+    matches!(coplanar_times(x), Some(None))
+}
+
+/// The slabs of time in which the four points may be coplanar ([`CoplanarTimes`]); `Some(None)` when they
+/// provably never are (the common case, settled before any subdivision is set up), `None` when the cubic
+/// cannot be bounded (see [`bernstein`]) and every time must be searched.
+pub(crate) fn coplanar_times(x: &[[f64; 3]; 8]) -> Option<Option<CoplanarTimes>> {
+    let (c, r) = bernstein(x)?;
+    let radius = r.iter().fold(0.0_f64, |m, &x| m.max(x));
+    if of_one_sign(&c, radius) {
+        return Some(None);
+    }
+    let mut stack = [(0.0, 0.0, [0.0; 4], 0.0); 24];
+    stack[0] = (0.0, 1.0, c, radius);
+    Some(Some(CoplanarTimes { stack, len: 1 }))
+}
+
+/// True when every coefficient is of one strict sign beyond the error bound `r`: D has no root there (its
+/// Bernstein coefficients enclose it, and the true ones are within `r` of these).
+#[inline(always)]
+fn of_one_sign(c: &[f64; 4], r: f64) -> bool {
+    c.iter().all(|&x| x > r) || c.iter().all(|&x| x < -r)
+}
+
+/// D(t)'s cubic Bernstein coefficients over [0, 1], each with a bound on its error, or `None` when the
+/// coordinates' scale leaves the range where relative bounds hold.
 ///
 /// D(t) = Σ B_i(t) B_j(t) B_k(t) det(e1(i), e2(j), e3(k)) with e_m(i) = x_m(i) - x_0(i) and B_0 = 1 - t,
 /// B_1 = t, so D's cubic Bernstein coefficients are D_000, (D_100 + D_010 + D_001)/3, (D_110 + D_101 + D_011)/3,
@@ -36,13 +63,14 @@ pub(crate) fn det_and_permanent(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> (f64, 
 /// input doubles, so Shewchuk's orient3d bound applies: |error| ≤ (7u + 56u²)·permanent; 8u·permanent is used.
 /// The inputs may themselves be rounded reals (|Δx| ≤ u·scale, scale = largest magnitude): each entry of a
 /// difference moves by at most 2u·scale, each of the six products by at most 3·(2·scale)²·2u·scale, so a
-/// determinant by at most 144u·scale³; 160u·scale³ is added to each.
-pub fn never_coplanar(x: &[[f64; 3]; 8]) -> bool {
+/// determinant by at most 144u·scale³; 160u·scale³ is added to each. The middle coefficients are kept as three
+/// times their value (exact scaling does not change signs; the subdivision below divides by three).
+fn bernstein(x: &[[f64; 3]; 8]) -> Option<([f64; 4], [f64; 4])> {
     let scale = x.iter().flatten().fold(0.0_f64, |m, &c| m.max(c.abs()));
     let input = 160.0 * U * scale * scale * scale * (1.0 + 8.0 * U);
     // Below this, products may underflow into subnormals, where relative bounds fail: leave it to the search.
     if !(scale > 1e-60 && scale < 1e60) {
-        return false;
+        return None;
     }
     let e = |m: usize, i: usize| sub(x[4 * i + m], x[4 * i]);
     let d = |i: usize, j: usize, k: usize| {
@@ -51,14 +79,6 @@ pub fn never_coplanar(x: &[[f64; 3]; 8]) -> bool {
     };
     let (c0, r0) = d(0, 0, 0);
     let (c3, r3) = d(1, 1, 1);
-    // Strict sign of the endpoints first: a sign change (or an undecided sign) means a possible root.
-    let positive = c0 > r0;
-    if !(positive || c0 < -r0) {
-        return false;
-    }
-    if positive != (c3 > r3) || !(c3 > r3 || c3 < -r3) {
-        return false;
-    }
     let (a1, ra1) = d(1, 0, 0);
     let (b1, rb1) = d(0, 1, 0);
     let (d1, rd1) = d(0, 0, 1);
@@ -75,9 +95,67 @@ pub fn never_coplanar(x: &[[f64; 3]; 8]) -> bool {
     };
     let (c1, r1) = sum(a1, b1, d1, ra1 + rb1 + rd1);
     let (c2, r2) = sum(a2, b2, d2, ra2 + rb2 + rd2);
-    if positive {
-        c1 > r1 && c2 > r2
-    } else {
-        c1 < -r1 && c2 < -r2
+    // c1 and c2 are three times the Bernstein coefficients: divide (rounding adds u·|result|).
+    let (m1, m2) = (c1 / 3.0, c2 / 3.0);
+    Some((
+        [c0, m1, m2, c3],
+        [
+            r0,
+            r1 / 3.0 * (1.0 + 2.0 * U) + U * m1.abs(),
+            r2 / 3.0 * (1.0 + 2.0 * U) + U * m2.abs(),
+            r3,
+        ],
+    ))
+}
+
+/// Width of the time slabs in which the coplanarity cubic pins possible contacts (2^-20 ≈ 9.5e-7 of the step):
+/// the time of impact reported from a slab is at most 1.5 slabs below the first contact.
+pub(crate) const TIME_SLAB: f64 = 1.0 / (1u64 << 20) as f64;
+
+/// The instants at which the four points may be coplanar, as time intervals ("slabs") in increasing order:
+/// D(t) is provably non-zero at every time outside them. Bernstein subdivision (de Casteljau at the midpoint,
+/// exact dyadic interval ends) of the coefficients from [`bernstein`], whose error bound grows by the
+/// averaging's rounding at each split; an interval is dropped when every coefficient is of one strict sign
+/// beyond the bound. Slabs are [`TIME_SLAB`] wide, except where D cannot be told from zero at all (its
+/// coefficients all within twice the error bound, e.g. motion within a plane): such an interval is returned
+/// whole, wider than a slab.
+pub(crate) struct CoplanarTimes {
+    /// Intervals still to subdivide, the earliest on top: (t0, t1, coefficients, error bound).
+    /// Depth-first, so at most one pending interval per level of the 20 halvings down to a slab.
+    stack: [(f64, f64, [f64; 4], f64); 24],
+    len: usize,
+}
+
+impl Iterator for CoplanarTimes {
+    type Item = (f64, f64);
+
+    fn next(&mut self) -> Option<(f64, f64)> {
+        while self.len > 0 {
+            self.len -= 1;
+            let (t0, t1, c, r) = self.stack[self.len];
+            // D over [t0, t1] lies within [min c - r, max c + r] (true coefficients within r of c; Bernstein
+            // coefficients of a cubic enclose it).
+            if of_one_sign(&c, r) {
+                continue;
+            }
+            let big = c.iter().fold(0.0_f64, |m, &x| m.max(x.abs()));
+            if t1 - t0 <= TIME_SLAB || big <= 2.0 * r {
+                return Some((t0, t1));
+            }
+            // de Casteljau at 1/2: the halves' coefficients are averages of the true ones, within r of the
+            // computed averages plus the rounding of three levels of averaging (each ≤ u·max|c|), plus an
+            // absolute term for halvings that underflow.
+            let h = |a: f64, b: f64| 0.5 * (a + b);
+            let (l1, m, r2) = (h(c[0], c[1]), h(c[1], c[2]), h(c[2], c[3]));
+            let (l2, r1) = (h(l1, m), h(m, r2));
+            let mid_value = h(l2, r1);
+            let radius = r + 4.0 * U * big + 4.0 * f64::MIN_POSITIVE;
+            let mid = 0.5 * (t0 + t1);
+            // Later half below the earlier one: the stack pops in time order.
+            self.stack[self.len] = (mid, t1, [mid_value, r1, r2, c[3]], radius);
+            self.stack[self.len + 1] = (t0, mid, [c[0], l1, l2, mid_value], radius);
+            self.len += 2;
+        }
+        None
     }
 }

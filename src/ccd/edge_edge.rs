@@ -1,7 +1,6 @@
 //! Edge-edge continuous collision: two moving segments.
 
 use super::Impact;
-use super::coplanarity::never_coplanar;
 use super::inclusion::{Pair, earliest_root};
 
 /// When do the two edges first come within `min_separation` of each other during the step?
@@ -12,9 +11,6 @@ use super::inclusion::{Pair, earliest_root};
 pub fn edge_edge(points: &[[f64; 3]; 8], min_separation: f64) -> Option<Impact> {
     // Meseure & Chaillou eliminate u to reach a quadratic for a rigid edge; for two deforming edges the
     // necessary condition is again the coplanarity cubic of the four end points.
-    if min_separation == 0.0 && never_coplanar(points) {
-        return None;
-    }
     let root = earliest_root(Pair::EdgeEdge, points, min_separation)?;
     Some(Impact {
         time: root.time,

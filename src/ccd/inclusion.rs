@@ -14,6 +14,8 @@
 //! (u, v) -> (u, v (1 - u)), which keeps F multilinear and makes the root box's corners the triangle's own
 //! vertices, so no corner lies outside the face.
 
+use super::coplanarity::{TIME_SLAB, coplanar_times};
+
 /// Unit roundoff of `f64` (half an ulp of 1).
 const U: f64 = f64::EPSILON / 2.0;
 
@@ -87,6 +89,20 @@ impl Cell {
         far: [false; 3],
         depth: 0,
     };
+
+    /// The time slab [t0, t1] (dyadic, within one half of the step) over the whole face or edge pair, measured
+    /// from the nearer end of the step.
+    fn slab(t0: f64, t1: f64) -> Self {
+        let mut c = Self::ROOT;
+        if t1 <= 0.5 {
+            c.t = [t0, t1];
+        } else {
+            // Exact: t0 and t1 are multiples of a power of two no smaller than 2^-20, in [1/2, 1].
+            c.t = [1.0 - t1, 1.0 - t0];
+            c.far[0] = true;
+        }
+        c
+    }
 
     /// A lower bound of the cell's actual values of parameter `k` (0: t, 1: u, 2: v).
     fn actual_low(&self, k: usize) -> f64 {
@@ -451,6 +467,69 @@ fn miranda(pair: Pair, p: &[[f64; 3]; 8], c: &Cell, axis_values: &[[f64; 8]; 3])
     true
 }
 
+/// F(t, u, v) in plain floating point (only used to locate a contact, never to decide one).
+fn value(pair: Pair, p: &[[f64; 3]; 8], t: f64, u: f64, v: f64) -> [f64; 3] {
+    let at = |k: usize, j: usize| p[k][j] + t * (p[k + 4][j] - p[k][j]);
+    std::array::from_fn(|j| match pair {
+        Pair::VertexFace => {
+            let a = at(1, j);
+            at(0, j) - a - u * (at(2, j) - a) - v * (1.0 - u) * (at(3, j) - a)
+        }
+        Pair::EdgeEdge => {
+            let (a0, b0) = (at(0, j), at(2, j));
+            a0 + u * (at(1, j) - a0) - b0 - v * (at(3, j) - b0)
+        }
+    })
+}
+
+/// Where in cell `c` (in actual coordinates) the contact lies, approximately: Newton's method on F from the
+/// cell's centre, kept inside the cell. F is multilinear, so each partial derivative is the difference of F at
+/// the two ends of its parameter's range.
+fn locate(pair: Pair, p: &[[f64; 3]; 8], c: &Cell) -> (f64, f64) {
+    let range = |k: usize| {
+        let r = [c.t, c.u, c.v][k];
+        if c.far[k] {
+            (1.0 - r[1], 1.0 - r[0])
+        } else {
+            (r[0], r[1])
+        }
+    };
+    let ranges = [range(0), range(1), range(2)];
+    let mut x = [0, 1, 2].map(|k| c.actual_mid(k));
+    for _ in 0..4 {
+        let f = value(pair, p, x[0], x[1], x[2]);
+        let column = |k: usize| {
+            let (mut lo, mut hi) = (x, x);
+            (lo[k], hi[k]) = (0.0, 1.0);
+            let (a, b) = (
+                value(pair, p, lo[0], lo[1], lo[2]),
+                value(pair, p, hi[0], hi[1], hi[2]),
+            );
+            [b[0] - a[0], b[1] - a[1], b[2] - a[2]]
+        };
+        let j = [column(0), column(1), column(2)];
+        // Cramer's rule for J·d = -f, with J's columns j[k].
+        let det3 = |a: [f64; 3], b: [f64; 3], c: [f64; 3]| {
+            a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
+                + a[2] * (b[0] * c[1] - b[1] * c[0])
+        };
+        let det = det3(j[0], j[1], j[2]);
+        if det == 0.0 || !det.is_finite() {
+            break;
+        }
+        let rhs = f.map(|y| -y);
+        let d = [
+            det3(rhs, j[1], j[2]) / det,
+            det3(j[0], rhs, j[2]) / det,
+            det3(j[0], j[1], rhs) / det,
+        ];
+        for k in 0..3 {
+            x[k] = (x[k] + d[k]).clamp(ranges[k].0, ranges[k].1);
+        }
+    }
+    (x[1], x[2])
+}
+
 /// `c` grown to twice its size about its centre, clipped to the unit cube: a root anywhere in `c` is then
 /// inside the grown cell rather than on its faces, where Miranda's sign conditions cannot hold.
 fn grown(c: &Cell) -> Cell {
@@ -479,114 +558,177 @@ fn grown(c: &Cell) -> Cell {
 /// the query's largest coordinate magnitude rounded up to a power of two), or the search ran out of cells
 /// ([`MAX_BOXES`]).
 pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Option<Root> {
+    let mut budget = MAX_BOXES;
+    if separation == 0.0 {
+        if let Some(times) = coplanar_times(points) {
+            // Without a separation a contact needs the four points coplanar: only the slabs of time where the
+            // cubic may vanish are searched, in time order, and the first slab holding a contact answers (the
+            // earlier ones hold none). Most non-contacts end here, before any set-up of the search.
+            let mut times = times?;
+            let first = times.next()?;
+            let (p, scale, separation) = normalize(points, separation);
+            let search = Search::new(pair, &p, scale, separation);
+            for (t0, t1) in std::iter::once(first).chain(times) {
+                if t1 - t0 > TIME_SLAB {
+                    // The cubic is indistinguishable from zero here (e.g. motion within a plane): search the
+                    // whole domain instead, as without the filter.
+                    return search.run(Cell::ROOT, false, &mut budget);
+                }
+                if let Some(root) = search.run(Cell::slab(t0, t1), true, &mut budget) {
+                    return Some(root);
+                }
+            }
+            return None;
+        }
+    }
     let (p, scale, separation) = normalize(points, separation);
-    let axes = [
-        Projection::new(pair, &p, [1.0, 0.0, 0.0], true, separation),
-        Projection::new(pair, &p, [0.0, 1.0, 0.0], true, separation),
-        Projection::new(pair, &p, [0.0, 0.0, 1.0], true, separation),
-    ];
-    let extra = normals(pair, &p).map(|n| Projection::new(pair, &p, n, false, separation));
-    let proof_width = PROOF_WIDTH * scale;
-    // With a separation δ, a cell narrower than δ/1024 that is not ruled out is within 1.001·δ of contact: close
-    // enough to report, and it keeps the boundary of the δ-region (a surface, not a point) from being refined
-    // down to the rounding level.
-    let tolerance = (TOLERANCE * scale).max(separation * SEPARATION_SLACK);
+    Search::new(pair, &p, scale, separation).run(Cell::ROOT, false, &mut budget)
+}
 
-    let mut stack = [Cell::ROOT; MAX_DEPTH + 2];
-    let mut len = 1;
-    let mut best: Option<Root> = None;
-    let mut examined = 0;
-    while len > 0 {
-        len -= 1;
-        let mut cell = stack[len];
-        if let Some(b) = best {
-            if cell.actual_low(0) >= b.time {
+/// What the search needs about one query: the projections it bounds F with and its stopping widths.
+struct Search<'a> {
+    pair: Pair,
+    p: &'a [[f64; 3]; 8],
+    separation: f64,
+    axes: [Projection; 3],
+    extra: [Projection; 2],
+    proof_width: f64,
+    tolerance: f64,
+}
+
+impl<'a> Search<'a> {
+    fn new(pair: Pair, p: &'a [[f64; 3]; 8], scale: f64, separation: f64) -> Self {
+        let axes = [
+            Projection::new(pair, p, [1.0, 0.0, 0.0], true, separation),
+            Projection::new(pair, p, [0.0, 1.0, 0.0], true, separation),
+            Projection::new(pair, p, [0.0, 0.0, 1.0], true, separation),
+        ];
+        let extra = normals(pair, p).map(|n| Projection::new(pair, p, n, false, separation));
+        Self {
+            pair,
+            p,
+            separation,
+            axes,
+            extra,
+            proof_width: PROOF_WIDTH * scale,
+            // With a separation δ, a cell narrower than δ/1024 that is not ruled out is within 1.001·δ of
+            // contact: close enough to report, and it keeps the boundary of the δ-region (a surface, not a
+            // point) from being refined down to the rounding level.
+            tolerance: (TOLERANCE * scale).max(separation * SEPARATION_SLACK),
+        }
+    }
+
+    /// The earliest contact in `root` (a time slab, or the whole domain), or `None` when there is provably
+    /// none there. `slab`: the cell is at most [`TIME_SLAB`] long in time, so any proven cell pins the time
+    /// of impact to the slab and Miranda's test is tried on every cell that is not discarded, whatever its
+    /// size. `budget`: cells left to examine, shared by all the slabs of a query.
+    fn run(&self, root: Cell, slab: bool, budget: &mut usize) -> Option<Root> {
+        let (pair, p, separation) = (self.pair, self.p, self.separation);
+        let (axes, extra) = (&self.axes, &self.extra);
+        let (proof_width, tolerance) = (self.proof_width, self.tolerance);
+        let mut stack = [root; MAX_DEPTH + 2];
+        let mut len = 1;
+        let mut best: Option<Root> = None;
+        while len > 0 {
+            len -= 1;
+            let mut cell = stack[len];
+            if let Some(b) = best {
+                if cell.actual_low(0) >= b.time {
+                    continue;
+                }
+                // Only the part before the best contact so far matters: clip the cell there (covering a little
+                // more where 1 - best rounds), or the δ-region's boundary would be refined all over again.
+                if cell.far[0] {
+                    cell.t[0] = cell.t[0].max((1.0 - b.time).next_down().max(0.0));
+                } else {
+                    cell.t[1] = cell.t[1].min(b.time);
+                }
+            }
+            if *budget == 0 {
+                // Out of budget: answer "contact" at the earliest time not yet ruled out (this cell and the
+                // stack).
+                let time = stack[..=len]
+                    .iter()
+                    .map(|c| c.actual_low(0))
+                    .fold(best.map_or(1.0, |b| b.time), f64::min);
+                return Some(Root {
+                    time,
+                    u: cell.actual_mid(1),
+                    v: cell.actual_mid(2),
+                });
+            }
+            *budget -= 1;
+
+            // Axis enclosures first: they are also the widths that decide when to stop and where to split.
+            let mut values = [[0.0; 8]; 3];
+            let mut discarded = false;
+            let mut width: f64 = 0.0;
+            // With a separation: the whole cell within ±δ in every coordinate is a contact (∞-norm).
+            let mut within = separation > 0.0;
+            for (k, axis) in axes.iter().enumerate() {
+                let (lo, hi, g) = axis.enclose(pair, &cell);
+                values[k] = g;
+                if axis.discards(lo, hi) {
+                    discarded = true;
+                    break;
+                }
+                width = width.max(hi - lo);
+                within &= -axis.limit <= lo && hi <= axis.limit;
+            }
+            if discarded
+                || (!slab
+                    && extra.iter().any(|n| {
+                        let (lo, hi, _) = n.enclose(pair, &cell);
+                        n.discards(lo, hi)
+                    }))
+            {
                 continue;
             }
-            // Only the part before the best contact so far matters: clip the cell there (covering a little
-            // more where 1 - best rounds), or the δ-region's boundary would be refined all over again.
-            if cell.far[0] {
-                cell.t[0] = cell.t[0].max((1.0 - b.time).next_down().max(0.0));
+            let found = within
+                || ((slab || width <= proof_width) && miranda(pair, p, &grown(&cell), &values))
+                || width <= tolerance
+                || cell.depth as usize >= MAX_DEPTH;
+            if found {
+                // A contact in this cell (proven, or within tolerance); cells starting later are pruned from
+                // now on, and every cell still on the stack that starts earlier is examined before the search
+                // ends. A slab's cells are proven while still wide in u and v: locate the contact in them.
+                let (u, v) = if slab {
+                    locate(pair, p, &cell)
+                } else {
+                    (cell.actual_mid(1), cell.actual_mid(2))
+                };
+                best = Some(Root {
+                    time: cell.actual_low(0),
+                    u,
+                    v,
+                });
+                continue;
+            }
+
+            // Split the parameter along which F varies most over the cell (largest corner difference).
+            let mut spread = [0.0_f64; 3];
+            for g in &values {
+                for a in 0..4 {
+                    let (x, y) = (a >> 1, a & 1);
+                    spread[0] = spread[0].max((g[4 + 2 * x + y] - g[2 * x + y]).abs());
+                    spread[1] = spread[1].max((g[4 * x + 2 + y] - g[4 * x + y]).abs());
+                    spread[2] = spread[2].max((g[4 * x + 2 * y + 1] - g[4 * x + 2 * y]).abs());
+                }
+            }
+            let axis = if spread[0] >= spread[1] && spread[0] >= spread[2] {
+                0
+            } else if spread[1] >= spread[2] {
+                1
             } else {
-                cell.t[1] = cell.t[1].min(b.time);
-            }
+                2
+            };
+            let (early, late) = cell.split(axis);
+            // Pushed so that the earlier half (in t) is examined first: the first contact found is then
+            // usually the earliest, and later cells are pruned against it.
+            stack[len] = late;
+            stack[len + 1] = early;
+            len += 2;
         }
-        examined += 1;
-        if examined > MAX_BOXES {
-            // Out of budget: answer "contact" at the earliest time not yet ruled out (this cell and the stack).
-            let time = stack[..=len]
-                .iter()
-                .map(|c| c.actual_low(0))
-                .fold(best.map_or(1.0, |b| b.time), f64::min);
-            return Some(Root {
-                time,
-                u: cell.actual_mid(1),
-                v: cell.actual_mid(2),
-            });
-        }
-
-        // Axis enclosures first: they are also the widths that decide when to stop and where to split.
-        let mut values = [[0.0; 8]; 3];
-        let mut discarded = false;
-        let mut width: f64 = 0.0;
-        // With a separation: the whole cell within ±δ in every coordinate is a contact (∞-norm).
-        let mut within = separation > 0.0;
-        for (k, axis) in axes.iter().enumerate() {
-            let (lo, hi, g) = axis.enclose(pair, &cell);
-            values[k] = g;
-            if axis.discards(lo, hi) {
-                discarded = true;
-                break;
-            }
-            width = width.max(hi - lo);
-            within &= -axis.limit <= lo && hi <= axis.limit;
-        }
-        if discarded
-            || extra.iter().any(|n| {
-                let (lo, hi, _) = n.enclose(pair, &cell);
-                n.discards(lo, hi)
-            })
-        {
-            continue;
-        }
-        let found = within
-            || (width <= proof_width && miranda(pair, &p, &grown(&cell), &values))
-            || width <= tolerance
-            || cell.depth as usize >= MAX_DEPTH;
-        if found {
-            // A contact in this cell (proven, or within tolerance); cells starting later are pruned from now on,
-            // and every cell still on the stack that starts earlier is examined before the search ends.
-            best = Some(Root {
-                time: cell.actual_low(0),
-                u: cell.actual_mid(1),
-                v: cell.actual_mid(2),
-            });
-            continue;
-        }
-
-        // Split the parameter along which F varies most over the cell (largest corner difference).
-        let mut spread = [0.0_f64; 3];
-        for g in &values {
-            for a in 0..4 {
-                let (x, y) = (a >> 1, a & 1);
-                spread[0] = spread[0].max((g[4 + 2 * x + y] - g[2 * x + y]).abs());
-                spread[1] = spread[1].max((g[4 * x + 2 + y] - g[4 * x + y]).abs());
-                spread[2] = spread[2].max((g[4 * x + 2 * y + 1] - g[4 * x + 2 * y]).abs());
-            }
-        }
-        let axis = if spread[0] >= spread[1] && spread[0] >= spread[2] {
-            0
-        } else if spread[1] >= spread[2] {
-            1
-        } else {
-            2
-        };
-        let (early, late) = cell.split(axis);
-        // Pushed so that the earlier half (in t) is examined first: the first contact found is then usually
-        // the earliest, and later cells are pruned against it.
-        stack[len] = late;
-        stack[len + 1] = early;
-        len += 2;
+        best
     }
-    best
 }

@@ -14,7 +14,7 @@ pub mod swept_box;
 pub mod vertex_face;
 
 pub use contact::CcdContact;
-pub use mesh_pair::{CcdDef, CcdResults, CcdScratch, CcdStats};
+pub use mesh_pair::{CcdDef, CcdResults, CcdScratch, CcdStats, Culling};
 
 pub use edge_edge::edge_edge;
 pub use vertex_face::vertex_face;

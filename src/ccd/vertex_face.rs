@@ -1,7 +1,6 @@
 //! Vertex-face continuous collision: a moving point against a moving (deforming) triangle.
 
 use super::Impact;
-use super::coplanarity::never_coplanar;
 use super::inclusion::{Pair, earliest_root};
 
 /// When does the vertex first come within `min_separation` of the triangle during the step?
@@ -12,9 +11,6 @@ use super::inclusion::{Pair, earliest_root};
 /// the vertex within `min_separation` of the triangle; `Some` carries a lower bound of the time of impact.
 pub fn vertex_face(points: &[[f64; 3]; 8], min_separation: f64) -> Option<Impact> {
     // The paper's cubic: without a separation, the vertex can only enter the face when the four are coplanar.
-    if min_separation == 0.0 && never_coplanar(points) {
-        return None;
-    }
     let root = earliest_root(Pair::VertexFace, points, min_separation)?;
     // Back from the Duffy coordinates to barycentric ones: point = f0 + u (f1 - f0) + v (f2 - f0).
     Some(Impact {

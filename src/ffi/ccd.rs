@@ -238,7 +238,7 @@ pub unsafe extern "C" fn trocar_query_ccd(
         let core = crate::ccd::CcdDef {
             min_separation: def.min_separation,
             edge_edge: def.edge_edge != 0,
-            brute_force: false,
+            culling: crate::ccd::Culling::default(),
         };
         ctx.query_ccd(mesh_a.into(), mesh_b.into(), &core, &mut r.inner)
     })
