@@ -5,11 +5,13 @@
 //! count (1, 2, 4, 8, 16), the median, p90 and mean time of one `Tracker::update` while the tool palpates the
 //! liver (tip oscillating from 0.6 cm above the surface to 0.4 cm into it and wandering sideways, 0.02 cm per
 //! update at most: 20 cm/s at 1 kHz) and the mesh deforms every 10 updates (a simulation step, untimed), with
-//! the share of updates in contact, the mean strip length and the exact distance tests per update; then the
-//! brute force doing the same update without adjacency (every segment against every triangle, exactly), and the
-//! ratio. Also: the bare dynamic point (no strip), one segment with a simulation thread rewriting every vertex
-//! without pause, what attaching a tracker costs `update_positions` and `set_triangles`, and the issue's
-//! targets (one segment ≤ 1 µs, the 1.12M mesh ≤ 1.5× the 4.4k one).
+//! the share of updates in contact and the exact distance tests per update; then the brute force doing the same
+//! update without adjacency (every segment against every triangle, exactly), and the ratio. Also: the update
+//! followed by reading every strip in contact (strips are checked exactly when read; timed together, with the
+//! mean strip length), the update on a mesh whose positions never change (the working set stays in cache), the
+//! bare dynamic point (no strip), one segment with a simulation thread rewriting every vertex without pause,
+//! what attaching a tracker costs `update_positions` and `set_triangles`, and the issue's targets (one segment
+//! ≤ 1 µs, the 1.12M mesh ≤ 1.5× the 4.4k one).
 //!
 //! `-- --quick` (or `TROCAR_BENCH_QUICK=1`) is a smoke run: the two smaller meshes, a few hundred updates.
 
@@ -161,7 +163,16 @@ fn cpu_context() -> Context {
     .expect("CPU context")
 }
 
-/// Times `updates` tracker updates along the palpation, deforming the mesh every [`HAPTIC_PER_STEP`].
+/// What a timed tracker run does besides updating.
+#[derive(Clone, Copy)]
+struct Mode {
+    /// Deform the mesh every [`HAPTIC_PER_STEP`] updates (untimed); else the positions never change.
+    deform: bool,
+    /// Read every in-contact segment's strip after each update, timed with it (strips are checked when read).
+    read_strips: bool,
+}
+
+/// Times `updates` tracker updates along the palpation.
 #[allow(clippy::too_many_arguments)]
 fn time_tracker(
     ctx: &Context,
@@ -172,6 +183,7 @@ fn time_tracker(
     updates: usize,
     what: &str,
     index: usize,
+    mode: Mode,
 ) -> Row {
     let tracker = ctx.create_tracker(mesh, &def).expect("tracker");
     let mut contacts = vec![Contact::default(); def.segment_count as usize];
@@ -184,22 +196,24 @@ fn time_tracker(
     let tests_before = tracker.stats().unwrap().exact_tests;
     let mut total = 0.0;
     for i in 0..updates {
-        if i % HAPTIC_PER_STEP == 0 {
+        if mode.deform && i % HAPTIC_PER_STEP == 0 {
             wave.positions((i / HAPTIC_PER_STEP) as f32 * 0.05, &mut deformed);
             ctx.update_positions(mesh, 0, &deformed).expect("update");
         }
         let tool = palpation.tool(100 + i);
         let t0 = Instant::now();
         tracker.update(&tool, &mut contacts).unwrap();
+        if mode.read_strips {
+            for (k, c) in contacts.iter().enumerate() {
+                if c.penetration > 0.0 {
+                    strip += black_box(tracker.strip(k).unwrap().len());
+                }
+            }
+        }
         let dt = t0.elapsed().as_secs_f64();
         samples.push(dt);
         total += dt;
-        for (k, c) in contacts.iter().enumerate() {
-            if c.penetration > 0.0 {
-                in_contact += 1;
-                strip += tracker.strip(k).unwrap().len();
-            }
-        }
+        in_contact += contacts.iter().filter(|c| c.penetration > 0.0).count();
     }
     let tests = tracker.stats().unwrap().exact_tests - tests_before;
     let (median, p90) = median_p90(&mut samples);
@@ -212,7 +226,9 @@ fn time_tracker(
         p90,
         mean: total / updates as f64,
         contact: in_contact as f64 / segment_updates,
-        strip: if in_contact > 0 {
+        strip: if !mode.read_strips {
+            f64::NAN
+        } else if in_contact > 0 {
             strip as f64 / in_contact as f64
         } else {
             0.0
@@ -384,15 +400,57 @@ fn main() {
             format_time(create)
         ));
 
+        let deforming = Mode {
+            deform: true,
+            read_strips: false,
+        };
         for &segments in &SEGMENTS {
             let def = TrackerDef {
                 segment_count: segments,
                 max_strip_length: STRIP,
             };
             rows.push(time_tracker(
-                &ctx, mesh, &wave, &palpation, def, updates, "tracker", index,
+                &ctx, mesh, &wave, &palpation, def, updates, "tracker", index, deforming,
             ));
         }
+        for segments in [1, 4] {
+            let def = TrackerDef {
+                segment_count: segments,
+                max_strip_length: STRIP,
+            };
+            rows.push(time_tracker(
+                &ctx,
+                mesh,
+                &wave,
+                &palpation,
+                def,
+                updates,
+                "tracker, and every strip in contact read",
+                index,
+                Mode {
+                    deform: true,
+                    read_strips: true,
+                },
+            ));
+        }
+        let one = TrackerDef {
+            segment_count: 1,
+            max_strip_length: STRIP,
+        };
+        rows.push(time_tracker(
+            &ctx,
+            mesh,
+            &wave,
+            &palpation,
+            one,
+            updates,
+            "tracker, mesh still (positions never rewritten)",
+            index,
+            Mode {
+                deform: false,
+                read_strips: false,
+            },
+        ));
         let bare_def = TrackerDef {
             segment_count: 1,
             max_strip_length: 0,
@@ -406,6 +464,7 @@ fn main() {
             updates,
             "tracker, no strip (bare dynamic point)",
             index,
+            deforming,
         ));
         let (row, note) = time_under_writes(&ctx, mesh, &wave, &palpation, updates, index);
         rows.push(row);
@@ -459,9 +518,10 @@ fn main() {
     println!(
         "one CPU context per mesh (cpu_threads = 1); the tracker runs on the calling thread. Tool radius {RADIUS} cm, \
          entry 8 cm out; the tip palpates one spot of the liver (0.6 cm above to 0.4 cm into the surface, ±0.4 cm \
-         sideways, at most 0.02 cm per update); the mesh deforms every {HAPTIC_PER_STEP} updates (untimed); strips \
-         of up to {STRIP} triangles. \"contact\": share of segment-updates in contact; \"strip\": mean strip length \
-         in contact; \"tests\": exact distance tests per update.{}",
+         sideways, at most 0.02 cm per update); the mesh deforms every {HAPTIC_PER_STEP} updates (untimed) except \
+         on the \"mesh still\" row; strips of up to {STRIP} triangles, checked when read (timed only on the rows \
+         reading them). \"contact\": share of segment-updates in contact; \"strip\": mean strip length in contact; \
+         \"tests\": exact distance tests per update, strip reads included.{}",
         if quick {
             " QUICK RUN: few iterations, timings meaningless."
         } else {
@@ -520,6 +580,11 @@ fn main() {
     let last = sizes.len() - 1;
     for (label, what) in [
         ("tracker", "tracker"),
+        (
+            "tracker reading its strips",
+            "tracker, and every strip in contact read",
+        ),
+        ("tracker on a still mesh", "tracker, mesh still"),
         ("bare dynamic point", "tracker, no strip"),
     ] {
         let exact = |mesh: usize| {

@@ -274,6 +274,34 @@ fn liver_palpated() {
                 let strip = tracker.strip(k).unwrap();
                 assert_eq!(strip.is_empty(), c.penetration <= 0.0, "{what}: strip");
                 strips += usize::from(!strip.is_empty());
+                // Every strip triangle checked exactly, also when the update kept the last one (h > 0), and
+                // none closer than the dynamic point while the segment is apart from the surface (the strip
+                // moves it there): the kept strip's distance bounds must not let one slip by.
+                for e in strip.iter() {
+                    let d = common::haptic::Sought::Segment(ends.0, ends.1)
+                        .distance(&positions, triangles[e.triangle as usize]);
+                    if e.signed_distance > 0.0 {
+                        assert!(
+                            (e.signed_distance as f64 - d).abs() < 1e-4,
+                            "{what}: strip triangle {e:?}, exact distance {d}"
+                        );
+                    }
+                    if c.signed_distance > 0.0 {
+                        assert!(
+                            d >= c.signed_distance as f64 - 1e-4,
+                            "{what}: strip triangle {} at {d} is closer than the dynamic point ({c:?})",
+                            e.triangle
+                        );
+                    }
+                }
+                // Apart from the surface, the contact is the dynamic point's, and the strip starts there.
+                if c.signed_distance > 0.0 && c.penetration > 0.0 {
+                    assert_eq!(
+                        strip[0].triangle, c.triangle,
+                        "{what}: strip's first triangle"
+                    );
+                }
+                drop(strip);
                 if h != 0 {
                     continue;
                 }
@@ -439,6 +467,93 @@ fn a_crater_traps_the_bare_dynamic_point_and_the_strip_finds_its_rim() {
         "the strip should find the crossed rim: {freed:?} ({d} from the line)"
     );
     assert!(trackers[1].stats().unwrap().strip_moves > 0);
+}
+
+/// The crater dug once and left alone: the positions stay the same while the tool tilts down until its line
+/// crosses the wall. The tracker keeps its strip between updates then, re-checking only the strip triangles
+/// its distance bounds cannot rule out; those must still catch the wall coming closer than the trapped
+/// dynamic point, at the update it does.
+#[test]
+fn a_kept_strip_still_finds_the_rim_when_only_the_tool_moves() {
+    let (positions, triangles) = crater(0.9);
+    let ctx = common::cpu_context(1);
+    let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
+    let def = TrackerDef {
+        segment_count: 1,
+        max_strip_length: 32,
+    };
+    let tracker = ctx.create_tracker(mesh, &def).unwrap();
+    let bare = ctx
+        .create_tracker(
+            mesh,
+            &TrackerDef {
+                max_strip_length: 0,
+                ..def
+            },
+        )
+        .unwrap();
+    let radius = 0.1;
+    let tip = Vec3::new(0.0, 0.0, -0.9 + 0.5 * radius);
+    let (mut contact, mut trapped) = (Contact::default(), Contact::default());
+    let mut crossed_at = None;
+    let updates = 300;
+    for i in 0..=updates {
+        // The entry comes down from 10 cm to 3 cm above the sheet, 9 cm out: the line, steep at first, ends
+        // up crossing the crater's wall.
+        let entry = Vec3::new(9.0, 0.0, 10.0 - 7.0 * i as f32 / updates as f32);
+        let tool = Tool {
+            entry,
+            tip,
+            radius,
+            up: Vec3::ZERO,
+        };
+        tracker
+            .update(&tool, std::slice::from_mut(&mut contact))
+            .unwrap();
+        bare.update(&tool, std::slice::from_mut(&mut trapped))
+            .unwrap();
+        let line = Sought::Segment(entry, tip);
+        let (nearest, _, _) = line.closest(&positions, &triangles);
+        let what = format!("update {i}");
+        // Never a strip triangle closer than the dynamic point while the segment is apart.
+        if contact.signed_distance > 0.0 {
+            for e in tracker.strip(0).unwrap().iter() {
+                let d = line.distance(&positions, triangles[e.triangle as usize]);
+                assert!(
+                    d >= contact.signed_distance as f64 - 1e-5,
+                    "{what}: strip triangle {} at {d}, closer than the dynamic point ({contact:?})",
+                    e.triangle
+                );
+            }
+        }
+        // Once the line crosses the wall, the tracker says so at that very update.
+        if nearest < 1e-6 {
+            crossed_at.get_or_insert(i);
+            let d = line.distance(&positions, triangles[contact.triangle as usize]);
+            assert!(
+                d < 1e-5 && contact.signed_distance <= 1e-5,
+                "{what}: the line crosses the wall but the tracker reports {contact:?} ({d} from the line)"
+            );
+        }
+    }
+    let crossed_at = crossed_at.expect("the line must come to cross the crater's wall");
+    let stats = tracker.stats().unwrap();
+    eprintln!("crossed the wall at update {crossed_at}; {stats:?}");
+    assert!(crossed_at > 10, "the line must start clear of the wall");
+    // The bare dynamic point stayed at the bottom: the strip did the work.
+    let bottom = Vec3::from(trapped.point_on_mesh);
+    assert!(
+        trapped.signed_distance > 0.005 && bottom.x.hypot(bottom.y) < 0.3,
+        "the bare dynamic point should stay at the crater's bottom: {trapped:?}"
+    );
+    assert!(stats.strip_moves > 0);
+    // And the strip was mostly kept, not rebuilt, or this test would not test keeping it.
+    assert!(
+        stats.strip_builds * 4 < stats.updates,
+        "strips built {} times in {} updates",
+        stats.strip_builds,
+        stats.updates
+    );
 }
 
 #[test]

@@ -49,6 +49,7 @@ pub struct PositionMirror {
 /// A consistent-or-discarded view of one copy, handed to a reader's computation.
 pub struct Snapshot<'a> {
     words: &'a [AtomicU32],
+    version: u64,
 }
 
 /// What a read cost: the attempts made, and whether the writer had to be asked to wait.
@@ -76,6 +77,12 @@ impl Snapshot<'_> {
     /// Number of vertices.
     pub fn vertex_count(&self) -> usize {
         self.words.len() / 3
+    }
+
+    /// Writes completed on this copy when the read began. Both copies receive every write, so two reads with
+    /// the same version saw the same positions (a cache keyed on it is valid until the next write).
+    pub fn version(&self) -> u64 {
+        self.version
     }
 }
 
@@ -200,7 +207,10 @@ impl PositionMirror {
         if before & 1 == 1 {
             return None;
         }
-        let r = compute(&Snapshot { words: &copy.words });
+        let r = compute(&Snapshot {
+            words: &copy.words,
+            version: before / 2,
+        });
         // Orders every position load above before the second sequence load (Boehm's seqlock reader).
         fence(Ordering::Acquire);
         (copy.sequence.load(Ordering::Relaxed) == before).then_some(r)

@@ -34,6 +34,11 @@ pub trait Positions {
     fn get(&self, v: u32) -> Vec3;
     /// Number of vertices.
     fn vertex_count(&self) -> usize;
+    /// Identifies these positions: equal versions of one mesh hold equal positions, so what was computed on
+    /// one stays valid on the other. `None`: unknown, nothing may be reused.
+    fn version(&self) -> Option<u64> {
+        None
+    }
 }
 
 impl Positions for mirror::Snapshot<'_> {
@@ -43,6 +48,9 @@ impl Positions for mirror::Snapshot<'_> {
     }
     fn vertex_count(&self) -> usize {
         mirror::Snapshot::vertex_count(self)
+    }
+    fn version(&self) -> Option<u64> {
+        Some(mirror::Snapshot::version(self))
     }
 }
 

@@ -16,6 +16,7 @@
 
 use super::Positions;
 use super::adjacency::{NONE, share_an_edge};
+use super::dynamic_point::Found;
 use super::view::Topology;
 use glam::Vec3;
 
@@ -99,7 +100,9 @@ fn centroid<P: Positions>(pos: &P, topology: &Topology, t: u32) -> Vec3 {
 /// Builds the strip of a dynamic point on triangle `from` towards `targets` into `out` (cleared first): `from`,
 /// then the route to the first target, then the route to the second, without repeats, at most `max_length`
 /// triangles in all (each route gets half the room the other leaves). `within_reach` is called on each
-/// triangle added after `from`; a route ends after one it answers false for.
+/// triangle added after `from`; a route ends after one it answers false for. Returns, per route, the index in
+/// `out` of the triangle it ended on for being out of reach (`None`: it ended for another reason), which is
+/// what decides whether a later, nearer tool would extend it.
 #[allow(clippy::too_many_arguments)]
 pub fn build<P: Positions>(
     pos: &P,
@@ -110,16 +113,16 @@ pub fn build<P: Positions>(
     visited: &mut Visited,
     out: &mut Vec<u32>,
     within_reach: &mut impl FnMut(u32) -> bool,
-) {
+) -> [Option<usize>; 2] {
     out.clear();
     visited.clear();
     if max_length == 0 {
-        return;
+        return [None; 2];
     }
     visited.insert(from);
     out.push(from);
     let first_budget = 1 + (max_length - 1).div_ceil(2);
-    route(
+    let first = route(
         pos,
         topology,
         from,
@@ -129,7 +132,7 @@ pub fn build<P: Positions>(
         out,
         within_reach,
     );
-    route(
+    let second = route(
         pos,
         topology,
         from,
@@ -139,10 +142,11 @@ pub fn build<P: Positions>(
         out,
         within_reach,
     );
+    [first, second]
 }
 
 /// Appends the greedy route from `from` to `target` (excluding `from`) while `out` is shorter than `limit` and
-/// its triangles are within reach.
+/// its triangles are within reach; returns the index of the triangle out of reach it ended on, if it did.
 #[allow(clippy::too_many_arguments)]
 fn route<P: Positions>(
     pos: &P,
@@ -153,7 +157,7 @@ fn route<P: Positions>(
     visited: &mut Visited,
     out: &mut Vec<u32>,
     within_reach: &mut impl FnMut(u32) -> bool,
-) {
+) -> Option<usize> {
     let triangles = &topology.triangles;
     let goal = triangles[target.triangle as usize];
     let mut current = from;
@@ -165,7 +169,7 @@ fn route<P: Positions>(
                 out.push(target.triangle);
                 within_reach(target.triangle);
             }
-            return;
+            return None;
         }
         let mut best: Option<(u32, f32)> = None;
         let consider = |n: u32, best: &mut Option<(u32, f32)>| {
@@ -190,16 +194,153 @@ fn route<P: Positions>(
                     }
                 });
         }
-        let Some((next, d)) = best else {
-            return;
-        };
+        let (next, d) = best?;
         visited.insert(next);
         out.push(next);
         if !within_reach(next) {
-            return;
+            return Some(out.len() - 1);
         }
         current = next;
         distance = d;
+    }
+    None
+}
+
+/// A strip triangle with its last exact check.
+#[derive(Clone, Copy, Debug)]
+pub struct Checked {
+    /// The triangle and its closest points to the segment then.
+    pub found: Found,
+    /// The strip's odometer ([`StripCache::odometer`]) at that check.
+    pub odometer: f32,
+}
+
+/// One segment's closest strip as last built, kept between updates: while the positions do not change, an
+/// update only re-checks the strip triangles that might have come closer than the dynamic point (or might
+/// let a route cut short go on) instead of rebuilding and re-checking the whole strip. The strip grows with
+/// the mesh's resolution (the tool's shadow covers more, smaller triangles); this keeps an update's cost to
+/// what changed.
+#[derive(Debug)]
+pub struct StripCache {
+    /// The strip's triangles in route order, the dynamic point's first.
+    pub entries: Vec<Checked>,
+    /// Per route, the index in `entries` of the triangle it ended on for being out of reach.
+    pub cut_short: [Option<usize>; 2],
+    /// The route targets (the end points' closest triangles) it was built towards.
+    pub targets: [u32; 2],
+    /// The positions ([`super::Positions::version`]) and topology it was built on.
+    pub version: Option<u64>,
+    /// See `version`.
+    pub generation: u64,
+    /// The tracker attempt that last wrote it: valid only if that attempt's answers were committed.
+    pub stamp: u64,
+    /// How far the segment's ends have moved since the strip was built, summed over updates (the larger of
+    /// the two ends' moves each time). A triangle's distance to the segment is within the segment's move of
+    /// what it was (two segments' points at the same parameter are never farther apart than their ends, and
+    /// the distance to a set is 1-Lipschitz), so it is within `odometer - checked.odometer` of its last check.
+    pub odometer: f32,
+    /// The segment of the last update, and whether it was apart from the surface and outside.
+    pub segment: (Vec3, Vec3),
+    /// See `segment`.
+    pub outside: bool,
+}
+
+impl StripCache {
+    /// An empty strip with room for `capacity` triangles.
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            entries: Vec::with_capacity(capacity),
+            cut_short: [None; 2],
+            targets: [NONE; 2],
+            version: None,
+            generation: 0,
+            stamp: 0,
+            odometer: 0.0,
+            segment: (Vec3::ZERO, Vec3::ZERO),
+            outside: false,
+        }
+    }
+
+    /// Whether it was built (or kept) by the committed attempt `committed`, on the positions `version` (known)
+    /// and the topology `generation`.
+    pub fn reusable(&self, committed: u64, version: Option<u64>, generation: u64) -> bool {
+        !self.entries.is_empty()
+            && self.stamp == committed
+            && version.is_some()
+            && self.version == version
+            && self.generation == generation
+    }
+
+    /// Moves triangle `t` (held) to the front, where a strip keeps its dynamic point's triangle.
+    pub fn lead_with(&mut self, t: u32) {
+        if let Some(i) = self.entries.iter().position(|e| e.found.triangle == t) {
+            self.entries.swap(0, i);
+            for end in self.cut_short.iter_mut() {
+                *end = end.map(|j| match j {
+                    0 => i,
+                    j if j == i => 0,
+                    j => j,
+                });
+            }
+        }
+    }
+
+    /// Whether it holds triangle `t`.
+    pub fn holds(&self, t: u32) -> bool {
+        self.entries.iter().any(|e| e.found.triangle == t)
+    }
+
+    /// Carries the strip over to the dynamic point's triangle `from` (last on `previous_from`) and the route
+    /// targets `targets`, as a fresh build would have them: each must be held already, or be a vertex-sharing
+    /// neighbour of the one it replaces or of another strip triangle (the tool moved by less than a
+    /// triangle), which `check` then checks exactly and which is added; a route cut short for being out of
+    /// reach ignores its target (the route stops before it anyway). False when that is not enough, or the
+    /// strip is full: build it again.
+    pub fn carry_over(
+        &mut self,
+        topology: &Topology,
+        from: u32,
+        previous_from: u32,
+        targets: &[Target; 2],
+        room: usize,
+        check: &mut impl FnMut(u32) -> Checked,
+    ) -> bool {
+        let triangles = &topology.triangles;
+        let touch = |t: u32, u: u32| {
+            let other = triangles[u as usize];
+            triangles[t as usize].iter().any(|v| other.contains(v))
+        };
+        let anchors = [
+            (from, previous_from, true),
+            (
+                targets[0].triangle,
+                self.targets[0],
+                self.cut_short[0].is_none(),
+            ),
+            (
+                targets[1].triangle,
+                self.targets[1],
+                self.cut_short[1].is_none(),
+            ),
+        ];
+        for (t, before, needed) in anchors {
+            if !needed || t == before || self.holds(t) {
+                continue;
+            }
+            // Next to the one it replaces, most often; else next to any strip triangle (a walk of several
+            // steps along the strip).
+            let beside = (before != NONE && touch(t, before))
+                || self.entries.iter().any(|e| touch(t, e.found.triangle));
+            if !beside {
+                return false;
+            }
+            if self.entries.len() >= room {
+                return false;
+            }
+            self.entries.push(check(t));
+        }
+        self.targets = targets.map(|t| t.triangle);
+        true
     }
 }
 
@@ -281,7 +422,7 @@ mod tests {
         assert_eq!(out.iter().filter(|&&x| x / 2 > 10).count(), 4);
         // Out of reach beyond column 12 on the right, 8 on the left: each route ends after its first such.
         let mut near = |t: u32| (9..=12).contains(&(t / 2));
-        build(
+        let cut = build(
             &p,
             &topology,
             20,
@@ -294,5 +435,82 @@ mod tests {
         let columns: Vec<u32> = out.iter().map(|t| t / 2).collect();
         assert_eq!(columns.iter().max(), Some(&13), "{out:?}");
         assert_eq!(columns.iter().min(), Some(&8), "{out:?}");
+        // Each route says where it was cut short: on its first triangle out of reach.
+        let [Some(r), Some(l)] = cut else {
+            panic!("both routes were cut short: {cut:?}");
+        };
+        assert_eq!((out[r] / 2, out[l] / 2), (13, 8), "{out:?} {cut:?}");
+        // Not cut short when everything is within reach.
+        let cut = build(
+            &p,
+            &topology,
+            20,
+            [right, left],
+            64,
+            &mut visited,
+            &mut out,
+            &mut all,
+        );
+        assert_eq!(cut, [None, None]);
+    }
+
+    fn checked(t: u32) -> Checked {
+        let corners = [Vec3::ZERO, Vec3::X, Vec3::Y];
+        Checked {
+            found: Found {
+                triangle: t,
+                closest: crate::geometry::Closest {
+                    distance: 1.0,
+                    on_tool: Vec3::ZERO,
+                    on_mesh: Vec3::ZERO,
+                },
+                prepared: crate::geometry::closest::PreparedTriangle::new(corners),
+            },
+            odometer: 0.0,
+        }
+    }
+
+    /// A kept strip takes the anchors' new triangles next to the old ones, refuses far jumps and a full strip,
+    /// and keeps its cut-short indices right when its dynamic point's triangle moves to the front.
+    #[test]
+    fn a_kept_strip_follows_its_anchors() {
+        let mut p = Vec::new();
+        for i in 0..=20u32 {
+            p.push(Vec3::new(i as f32, 0.0, 0.0));
+            p.push(Vec3::new(i as f32, 1.0, 0.0));
+        }
+        let t: Vec<[u32; 3]> = (0..20u32)
+            .flat_map(|i| {
+                let (a, b, c, d) = (2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1);
+                [[a, b, c], [a, c, d]]
+            })
+            .collect();
+        let topology = Topology::new(&t, p.len(), 0).unwrap();
+        let target = |triangle| Target {
+            triangle,
+            point: Vec3::ZERO,
+        };
+        let mut cache = StripCache::new(6);
+        cache.entries.extend([10, 11, 12, 13, 14].map(checked));
+        cache.targets = [14, 10];
+        cache.cut_short = [Some(4), None];
+        // The dynamic point steps from 10 to its neighbour 9, the second target from 10 to 9 as well: taken.
+        let mut checks = Vec::new();
+        let mut check = |t| {
+            checks.push(t);
+            checked(t)
+        };
+        assert!(cache.carry_over(&topology, 9, 10, &[target(30), target(9)], 6, &mut check));
+        assert_eq!(checks, [9]);
+        assert_eq!(cache.targets, [30, 9]);
+        // A jump of several triangles away from every strip triangle is not.
+        assert!(!cache.carry_over(&topology, 2, 9, &[target(30), target(9)], 6, &mut checked));
+        // Nor a neighbour when the strip is full.
+        assert!(!cache.carry_over(&topology, 8, 9, &[target(30), target(9)], 6, &mut checked));
+        // The dynamic point's triangle leads; the cut-short index follows the triangle it named.
+        cache.lead_with(14);
+        assert_eq!(cache.entries[0].found.triangle, 14);
+        assert_eq!(cache.cut_short, [Some(0), None]);
+        assert_eq!(cache.entries[4].found.triangle, 10);
     }
 }

@@ -7,15 +7,21 @@
 //! 2. On one consistent copy of the positions ([`super::mirror`]): walk each segment's dynamic point from
 //!    where it was (or from a reseed candidate if that is closer), then the end point probes a segment needs:
 //!    those of segments in contact (their strips' route targets) or crossing the surface (their depth).
-//! 3. Per segment: its contact ([`super::contact`]); if in contact, its closest strip, every strip triangle
-//!    checked exactly, and the dynamic point moved to a strip triangle closer than its own (the paper's remedy
-//!    for a point trapped in a local concavity), walked on, and the strip rebuilt from there.
+//! 3. Per segment: its contact ([`super::contact`]); if in contact, its closest strip, and the dynamic point
+//!    moved to a strip triangle closer than its own (the paper's remedy for a point trapped in a local
+//!    concavity), walked on, and the strip rebuilt from there. A strip is built (every triangle checked
+//!    exactly) when the positions changed; between simulation steps the last one is kept
+//!    ([`strip::StripCache`]): it takes the dynamic point's and the route targets' new triangles when they
+//!    are next to it, and only the triangles that distance bounds cannot rule out are checked again. The
+//!    strip's contacts are computed exactly when [`Tracker::strip`] reads them, so an update costs what changed,
+//!    not what the strip holds: on a fine mesh the tool's shadow covers tens of triangles.
 //!
 //! Nothing is allocated once created (a topology change may free the previous topology, once). No lock is
 //! waited on: the state's and the seeds' mutexes are only tried, and the topology's is taken after a topology
 //! change only, while the writer holds it for a pointer swap. Nothing depends on the mesh size except the
 //! one-time vertex scan that starts a walk without a previous answer, and the strips' length, which grows
-//! with the mesh's resolution (the tool's shadow covers more triangles) up to `max_strip_length`.
+//! with the mesh's resolution (the tool's shadow covers more triangles) up to `max_strip_length`: paid in full
+//! by the update after a position change and by each strip read, in part by the others.
 
 use super::Positions;
 use super::adjacency::NONE;
@@ -25,7 +31,7 @@ use super::dynamic_point::{
 };
 use super::mirror::ReadCost;
 use super::seeds::Seeds;
-use super::strip::{self, Target, Visited};
+use super::strip::{self, Checked, StripCache, Target, Visited};
 use super::view::{HapticView, Topology};
 use crate::error::{Error, ErrorKind, Result};
 use crate::geometry::Tool;
@@ -45,9 +51,13 @@ pub const MAX_STRIP_LENGTH: u32 = 1024;
 const WALK_STEPS: u32 = 64;
 /// Moves a walk may make from a vertex-scan start.
 const START_WALK_STEPS: u32 = 4096;
-/// A strip's routes end at the first triangle farther from the segment than this many tool radii: where the tool
-/// rises from the surface, its shadow beyond cannot touch it.
+/// A strip's routes go on at least until the first triangle farther from the segment than this many tool
+/// radii: where the tool rises from the surface, its shadow beyond cannot touch it.
 const STRIP_REACH: f32 = 2.0;
+/// A strip is built on to the first triangle farther than this many radii, and kept (between updates that
+/// see the same positions) until that triangle comes within [`STRIP_REACH`]: the margin spares a kept strip
+/// an exact check of that triangle at every move of the tool.
+const STRIP_BUILD_REACH: f32 = 2.5;
 /// A strip triangle must beat the dynamic point's distance by this much (relative to the coordinates) to
 /// move it, so float noise does not make it hop between equally close triangles.
 const STRIP_MOVE_SLACK: f32 = 1e-6;
@@ -106,6 +116,9 @@ pub struct TrackerStats {
     pub walk_steps: u64,
     /// Dynamic points moved to a closer strip triangle.
     pub strip_moves: u64,
+    /// Strips built from scratch (the rest of the updates in contact kept the last one, re-checking only
+    /// what might have changed).
+    pub strip_builds: u64,
     /// Scans of all vertices (first update, or tracked triangles all removed by a topology change).
     pub vertex_scans: u64,
     /// Topology changes taken over.
@@ -149,12 +162,20 @@ struct State {
     found_segments: Vec<Found>,
     outside: Vec<bool>,
     contacts: Vec<Contact>,
-    /// `max_strip_length` slots per segment; `strip_lengths[k]` of segment `k`'s are used.
-    strips: Vec<Contact>,
-    strip_lengths: Vec<u32>,
+    /// Each segment's closest strip (empty when it is not in contact).
+    strips: Vec<StripCache>,
+    /// The strip contacts handed out by [`Tracker::strip`]: `max_strip_length` slots per segment, filled when
+    /// first read after an update (`strip_read[k]`).
+    strip_contacts: Vec<Contact>,
+    strip_read: Vec<bool>,
+    /// Counts compute attempts; the one whose answers were last committed.
+    attempt: u64,
+    committed_attempt: u64,
+    /// The version of the positions the attempt in progress reads.
+    read_version: Option<u64>,
+    /// The tool radius of the last update.
+    radius: f32,
     route: Vec<u32>,
-    /// The strip's triangles checked exactly, in route order.
-    strip_found: Vec<Found>,
     visited: Visited,
     /// Candidates taken from the last reseed, used by the next successful update.
     seeds: Seeds,
@@ -163,6 +184,7 @@ struct State {
     scan_best: Vec<f32>,
     counters: WalkCounters,
     strip_moves: u64,
+    strip_builds: u64,
     vertex_scans: u64,
     seeds_taken: u64,
     stats: TrackerStats,
@@ -212,10 +234,14 @@ impl Tracker {
             found_segments: vec![placeholder.found; n],
             outside: vec![false; n],
             contacts: Vec::with_capacity(n),
-            strips: vec![Contact::default(); n * strip],
-            strip_lengths: vec![0; n],
+            strips: (0..n).map(|_| StripCache::new(strip)).collect(),
+            strip_contacts: vec![Contact::default(); n * strip],
+            strip_read: vec![false; n],
+            attempt: 0,
+            committed_attempt: 0,
+            read_version: None,
+            radius: 0.0,
             route: Vec::with_capacity(strip),
-            strip_found: Vec::with_capacity(strip),
             visited: Visited::new(strip),
             seeds: Seeds::new(n),
             scan_probes: Vec::with_capacity(2 * n + 1),
@@ -223,6 +249,7 @@ impl Tracker {
             scan_best: vec![0.0; 2 * n + 1],
             counters: WalkCounters::default(),
             strip_moves: 0,
+            strip_builds: 0,
             vertex_scans: 0,
             seeds_taken: 0,
             stats: TrackerStats::default(),
@@ -306,8 +333,10 @@ impl Tracker {
         Ok(f(&state.contacts))
     }
 
-    /// The closest strip of segment `segment` from the last update, each triangle checked exactly (empty when
-    /// the segment was not in contact). Hold the guard briefly: an update meanwhile fails as busy.
+    /// The closest strip of segment `segment` from the last update (empty when the segment was not in contact),
+    /// each triangle checked exactly against that update's segment when first read after it, on the positions
+    /// current then (the update's, unless `update_positions` ran since), the dynamic point's triangle first.
+    /// Hold the guard briefly: an update meanwhile fails as busy.
     pub fn strip(&self, segment: usize) -> Result<MappedMutexGuard<'_, [Contact]>> {
         let state = self.state.try_lock().ok_or_else(busy)?;
         self.check_alive()?;
@@ -318,9 +347,19 @@ impl Tracker {
             )));
         }
         let room = self.def.max_strip_length as usize;
+        let mut state = state;
+        if !state.strip_read[segment] {
+            let s = &mut *state;
+            let (tests, _) = self
+                .view
+                .mirror()
+                .read(|pos| s.strip_contacts(pos, segment, room));
+            s.stats.exact_tests += tests;
+            s.strip_read[segment] = true;
+        }
         Ok(MutexGuard::map(state, |s| {
-            let len = s.strip_lengths[segment] as usize;
-            &mut s.strips[segment * room..segment * room + len]
+            let len = s.strips[segment].entries.len();
+            &mut s.strip_contacts[segment * room..segment * room + len]
         }))
     }
 
@@ -389,7 +428,7 @@ impl State {
         self.segments.iter_mut().for_each(remap);
         self.end_points.iter_mut().for_each(remap);
         self.seeds.clear();
-        self.strip_lengths.fill(0);
+        self.strips.iter_mut().for_each(|c| c.entries.clear());
         self.contacts.clear();
         self.topology = fresh;
         self.stats.topology_changes += 1;
@@ -397,7 +436,7 @@ impl State {
 
     fn clear_outputs(&mut self) {
         self.contacts.clear();
-        self.strip_lengths.fill(0);
+        self.strips.iter_mut().for_each(|c| c.entries.clear());
         self.segments.fill(NONE);
         self.end_points.fill(NONE);
         self.end_inside.fill(false);
@@ -421,7 +460,9 @@ impl State {
             }
         };
         let mut counters = WalkCounters::default();
-        let (mut scans, mut seeds_taken, mut strip_moves) = (0, 0, 0);
+        let (mut scans, mut seeds_taken, mut strip_moves, mut strip_builds) = (0, 0, 0, 0);
+        self.attempt += 1;
+        self.radius = tool.radius;
 
         // Walks that have no previous answer start from the nearest vertex; one scan serves all of them, the
         // segments' first, then the end points'.
@@ -518,7 +559,10 @@ impl State {
 
         // 3. Contacts and strips.
         self.contacts.clear();
+        self.read_version = pos.version();
         let room = def.max_strip_length as usize;
+        let reach = STRIP_REACH * tool.radius;
+        let build_reach = STRIP_BUILD_REACH * tool.radius;
         for k in 0..n {
             let (a, b) = (point(k), point(k + 1));
             let probe = Probe::Segment(a, b);
@@ -526,69 +570,139 @@ impl State {
             let mut outside = self.outside[k];
             let ends = &mut self.found_ends[k..k + 2];
             let mut contact = contact_of(pos, topology, ends, k, &found, outside, tool.radius);
-            let mut length = 0;
-            if contact.penetration > 0.0 && room > 0 {
-                let slots = &mut self.strips[k * room..(k + 1) * room];
-                let targets = [k, k + 1].map(|j| Target {
-                    triangle: self.found_ends[j].found.triangle,
-                    point: self.found_ends[j].found.closest.on_mesh,
-                });
-                // Twice at most: a strip triangle closer than the dynamic point moves it, and the strip is
-                // rebuilt around where it lands.
-                for pass in 0..2 {
-                    let checked = &mut self.strip_found;
-                    checked.clear();
-                    checked.push(found);
-                    let reach = STRIP_REACH * tool.radius;
-                    strip::build(
-                        pos,
-                        topology,
-                        found.triangle,
-                        targets,
-                        room,
-                        &mut self.visited,
-                        &mut self.route,
-                        &mut |t| {
-                            let f = evaluate(pos, topology, t, &probe, &mut counters);
-                            checked.push(f);
-                            f.closest.distance <= reach
-                        },
-                    );
-                    let mut nearest: Option<Found> = None;
-                    for (slot, f) in slots.iter_mut().zip(checked.iter()) {
-                        *slot = triangle_contact(
-                            pos,
-                            topology,
-                            k as u32,
-                            f,
-                            outside,
-                            a,
-                            b,
-                            tool.radius,
-                        );
-                        if nearest.is_none_or(|m| f.closest.distance < m.closest.distance) {
-                            nearest = Some(*f);
-                        }
+            let cache = &mut self.strips[k];
+            let reusable =
+                cache.reusable(self.committed_attempt, pos.version(), topology.generation);
+            cache.stamp = self.attempt;
+            if !(contact.penetration > 0.0 && room > 0) {
+                cache.entries.clear();
+                self.contacts.push(contact);
+                self.next_segments[k] = found.triangle;
+                continue;
+            }
+            let targets = [k, k + 1].map(|j| Target {
+                triangle: self.found_ends[j].found.triangle,
+                point: self.found_ends[j].found.closest.on_mesh,
+            });
+            let slack = STRIP_MOVE_SLACK * (1.0 + a.abs().max(b.abs()).max_element());
+            // The last update's strip still stands when the positions did not change, it still holds the
+            // dynamic point and every route target it reached, and no route cut short for being out of reach
+            // could now go on. Then only its triangles that might have come closer than the dynamic point
+            // are checked again (a strip triangle's distance moves by at most as much as the segment's ends
+            // did since it was last checked); the strip contacts themselves are computed when read.
+            if reusable {
+                let (last_a, last_b) = cache.segment;
+                cache.odometer += (a - last_a).length().max((b - last_b).length());
+            }
+            let odometer = cache.odometer;
+            let mut rebuild = !(reusable
+                && cache.carry_over(
+                    topology,
+                    found.triangle,
+                    self.segments[k],
+                    &targets,
+                    room,
+                    &mut |t| Checked {
+                        found: evaluate(pos, topology, t, &probe, &mut counters),
+                        odometer,
+                    },
+                ));
+            if !rebuild {
+                cache.lead_with(found.triangle);
+                let mut nearest: Option<Found> = None;
+                let to_beat = found.closest.distance - slack;
+                let own = topology.triangles[found.triangle as usize];
+                for (i, e) in cache.entries.iter_mut().enumerate() {
+                    let t = e.found.triangle;
+                    if t == found.triangle {
+                        *e = Checked { found, odometer };
+                        continue;
                     }
-                    length = self.route.len();
-                    let slack = STRIP_MOVE_SLACK * (1.0 + a.abs().max(b.abs()).max_element());
-                    match nearest {
-                        Some(m)
-                            if pass == 0 && m.closest.distance < found.closest.distance - slack =>
-                        {
-                            strip_moves += 1;
-                            found = walk(pos, topology, m, &probe, WALK_STEPS, &mut counters);
-                            outside = apart_outside(pos, topology, &found);
-                            let ends = &mut self.found_ends[k..k + 2];
-                            contact =
-                                contact_of(pos, topology, ends, k, &found, outside, tool.radius);
-                        }
-                        _ => break,
+                    let cut_short = cache.cut_short.contains(&Some(i));
+                    let lower = e.found.closest.distance - (odometer - e.odometer);
+                    // The walk ended where no vertex-sharing neighbour is closer: those cannot move it.
+                    let might_beat = lower < to_beat
+                        && !topology.triangles[t as usize]
+                            .iter()
+                            .any(|v| own.contains(v));
+                    let might_extend = cut_short && lower <= reach;
+                    if !might_beat && !might_extend {
+                        continue;
+                    }
+                    // Same positions as when it was built: its prepared corners still hold.
+                    counters.exact_tests += 1;
+                    e.found.closest = probe.closest(&e.found.prepared);
+                    e.odometer = odometer;
+                    let d = e.found.closest.distance;
+                    if cut_short && d <= reach {
+                        rebuild = true;
+                    }
+                    if d < to_beat && nearest.is_none_or(|m| d < m.closest.distance) {
+                        nearest = Some(e.found);
                     }
                 }
+                if let Some(m) = nearest {
+                    strip_moves += 1;
+                    found = walk(pos, topology, m, &probe, WALK_STEPS, &mut counters);
+                    outside = apart_outside(pos, topology, &found);
+                    let ends = &mut self.found_ends[k..k + 2];
+                    contact = contact_of(pos, topology, ends, k, &found, outside, tool.radius);
+                    rebuild = true;
+                }
             }
+            // Twice at most: a strip triangle closer than the dynamic point moves it, and the strip is rebuilt
+            // around where it lands.
+            let mut pass = 0;
+            while rebuild && pass < 2 {
+                strip_builds += 1;
+                cache.odometer = 0.0;
+                let checked = &mut cache.entries;
+                checked.clear();
+                checked.push(Checked {
+                    found,
+                    odometer: 0.0,
+                });
+                cache.cut_short = strip::build(
+                    pos,
+                    topology,
+                    found.triangle,
+                    targets,
+                    room,
+                    &mut self.visited,
+                    &mut self.route,
+                    &mut |t| {
+                        let f = evaluate(pos, topology, t, &probe, &mut counters);
+                        checked.push(Checked {
+                            found: f,
+                            odometer: 0.0,
+                        });
+                        f.closest.distance <= build_reach
+                    },
+                );
+                cache.targets = targets.map(|t| t.triangle);
+                cache.version = pos.version();
+                cache.generation = topology.generation;
+                let nearest = cache
+                    .entries
+                    .iter()
+                    .map(|e| e.found)
+                    .min_by(|x, y| x.closest.distance.total_cmp(&y.closest.distance));
+                rebuild = false;
+                if let Some(m) = nearest {
+                    if pass == 0 && m.closest.distance < found.closest.distance - slack {
+                        strip_moves += 1;
+                        found = walk(pos, topology, m, &probe, WALK_STEPS, &mut counters);
+                        outside = apart_outside(pos, topology, &found);
+                        let ends = &mut self.found_ends[k..k + 2];
+                        contact = contact_of(pos, topology, ends, k, &found, outside, tool.radius);
+                        rebuild = true;
+                    }
+                }
+                pass += 1;
+            }
+            cache.segment = (a, b);
+            cache.outside = outside;
             self.next_segments[k] = found.triangle;
-            self.strip_lengths[k] = length as u32;
             self.contacts.push(contact);
         }
         // An end point left alone has only segments apart and outside around it: it is outside too.
@@ -599,10 +713,42 @@ impl State {
         self.vertex_scans = scans;
         self.seeds_taken = seeds_taken;
         self.strip_moves = strip_moves;
+        self.strip_builds = strip_builds;
+    }
+
+    /// Fills segment `segment`'s strip contacts: every strip triangle checked exactly against the segment of
+    /// the last update, on `pos`. Returns the exact tests made.
+    fn strip_contacts<P: Positions>(&mut self, pos: &P, segment: usize, room: usize) -> u64 {
+        let topology = &*self.topology;
+        let cache = &self.strips[segment];
+        let (a, b) = cache.segment;
+        let probe = Probe::Segment(a, b);
+        // The update's verdict "apart and outside" holds for the positions it read; on newer ones each
+        // triangle decides its own sign.
+        let outside =
+            cache.outside && pos.version().is_some() && pos.version() == self.read_version;
+        let mut counters = WalkCounters::default();
+        let slots = &mut self.strip_contacts[segment * room..(segment + 1) * room];
+        for (slot, e) in slots.iter_mut().zip(&cache.entries) {
+            let f = evaluate(pos, topology, e.found.triangle, &probe, &mut counters);
+            *slot = triangle_contact(
+                pos,
+                topology,
+                segment as u32,
+                &f,
+                outside,
+                a,
+                b,
+                self.radius,
+            );
+        }
+        counters.exact_tests
     }
 
     /// Makes the last (consistent) attempt's answers the tracker's.
     fn commit(&mut self, cost: ReadCost) {
+        self.committed_attempt = self.attempt;
+        self.strip_read.fill(false);
         std::mem::swap(&mut self.segments, &mut self.next_segments);
         std::mem::swap(&mut self.end_points, &mut self.next_end_points);
         std::mem::swap(&mut self.end_inside, &mut self.next_end_inside);
@@ -614,6 +760,7 @@ impl State {
         s.exact_tests += self.counters.exact_tests;
         s.walk_steps += self.counters.steps;
         s.strip_moves += self.strip_moves;
+        s.strip_builds += self.strip_builds;
         s.vertex_scans += self.vertex_scans;
         s.seeds_taken += self.seeds_taken;
     }
