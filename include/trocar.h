@@ -72,7 +72,8 @@
  *     double-buffered sequence lock): each update computes on one consistent set of positions,
  *     never a mix of two updates, and retries if a write overlapped it; after 4 overlapped tries
  *     it asks the writer to wait, so trocar_mesh_update_positions may wait for one tracker update
- *     (microseconds) but a tracker update always finishes. A trocar_mesh_set_triangles
+ *     (microseconds; 2 ms at most, for a haptic thread suspended mid-update, which then retries)
+ *     and a tracker update finishes as soon as one try fits between two writes. A trocar_mesh_set_triangles
  *     concurrent with an update applies from the next update on.
  *   - A tracker may outlive its mesh and its context: its calls then return
  *     TROCAR_ERROR_STALE_HANDLE, and it can only be destroyed.

@@ -14,10 +14,14 @@
 //!   A torn read is thrown away, never used. The computation costs what it reads: no copy is made up front.
 //! - Starvation: a writer that flips copies faster than a reader can finish could make it retry forever. After
 //!   [`OPTIMISTIC_ATTEMPTS`] failed attempts the reader registers itself in `starving`; a writer about to
-//!   overwrite a copy first waits until no reader is registered. A registered reader's next attempt therefore
-//!   succeeds, so a read takes at most `OPTIMISTIC_ATTEMPTS + 1` computations, and the writer waits at most
-//!   for one reader computation (microseconds). That wait is the price of the guarantee, and it falls on the
-//!   simulation thread, which runs at 30–500 Hz, never on the haptic one.
+//!   overwrite a copy first waits until no reader is registered, for at most [`STARVING_WAIT`]. A registered
+//!   reader's next attempt therefore succeeds unless it takes longer than that, so a read takes at most
+//!   `OPTIMISTIC_ATTEMPTS + 1` computations, and the writer waits at most for one reader computation
+//!   (microseconds). That wait is the price of the guarantee, and it falls on the simulation thread, which
+//!   runs at 30–500 Hz, never on the haptic one. The bound is for a reader that stops mid-read (a haptic
+//!   thread suspended by the OS or a debugger): the writer then goes on after [`STARVING_WAIT`], the reader's
+//!   attempt is torn and thrown away as any other, and it retries until one fits between two writes. Safety
+//!   never depends on the wait, only the reader's progress does.
 
 use crate::error::{Error, Result};
 use glam::Vec3;
@@ -25,6 +29,9 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering, fence};
 
 /// Attempts a reader makes before asking the writer to leave its copy alone.
 pub const OPTIMISTIC_ATTEMPTS: u32 = 4;
+/// Longest a writer waits for a starving reader: a thousand times a tracker update, so a live reader always
+/// finishes first, yet short enough for a simulation step when the reader's thread was suspended mid-read.
+pub const STARVING_WAIT: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// One copy of the positions: x, y, z bit patterns of each vertex, interleaved so that one vertex is one
 /// read of 12 contiguous bytes.
@@ -151,15 +158,18 @@ impl PositionMirror {
     }
 
     /// Spins, then yields, while a starving reader is registered: it may be reading the copy about to be
-    /// overwritten. Bounded by one reader computation.
+    /// overwritten. Bounded by one reader computation, and by [`STARVING_WAIT`] for a reader that stopped.
     fn wait_for_starving_readers(&self) {
         let mut spins = 0u32;
+        let mut since: Option<std::time::Instant> = None;
         while self.starving.load(Ordering::SeqCst) != 0 {
             if spins < 128 {
                 std::hint::spin_loop();
                 spins += 1;
-            } else {
+            } else if since.get_or_insert_with(std::time::Instant::now).elapsed() < STARVING_WAIT {
                 std::thread::yield_now();
+            } else {
+                return;
             }
         }
     }
@@ -234,6 +244,30 @@ mod tests {
         assert_eq!(
             both,
             (Vec3::new(-1.0, -2.0, -3.0), Vec3::new(7.0, 8.0, 9.0), 2)
+        );
+    }
+
+    /// A reader registered as starving that never finishes (its thread suspended mid-read) holds a write up
+    /// for [`STARVING_WAIT`] at most, and the write still lands; a read then sees it whole.
+    #[test]
+    fn a_stopped_reader_delays_a_write_by_the_bound_only() {
+        let m = PositionMirror::new(&[0.0; 64], &[0.0; 64], &[0.0; 64]).unwrap();
+        m.starving.fetch_add(1, Ordering::SeqCst);
+        let poses: Vec<[f32; 3]> = (0..64).map(|i| [i as f32, 1.0, 2.0]).collect();
+        let t0 = std::time::Instant::now();
+        m.write(0, &poses);
+        let waited = t0.elapsed();
+        // Both copies are written, each after one bounded wait.
+        assert!(
+            waited >= STARVING_WAIT,
+            "the writer did not wait: {waited:?}"
+        );
+        m.starving.fetch_sub(1, Ordering::SeqCst);
+        let (all, _) = m.read(|s| (0..64).map(|v| s.get(v)).collect::<Vec<_>>());
+        assert!(
+            all.iter()
+                .enumerate()
+                .all(|(i, p)| *p == Vec3::new(i as f32, 1.0, 2.0))
         );
     }
 
