@@ -556,6 +556,87 @@ fn a_kept_strip_still_finds_the_rim_when_only_the_tool_moves() {
     );
 }
 
+/// The previous test seen from the tool: the tool held still while the crater turns about its tip, a little
+/// at every update (a simulation writing positions at haptic rate), so that the wall comes to cross the tool
+/// line. The kept strip's distance bounds must count how far the mesh moved, not only the tool: the crossing is
+/// reported at the very update it happens.
+#[test]
+fn a_kept_strip_sees_the_mesh_come_to_the_tool() {
+    let (rest, triangles) = crater(0.9);
+    let ctx = common::cpu_context(1);
+    let mesh = ctx.create_mesh(&rest, &triangles).unwrap();
+    let def = TrackerDef {
+        segment_count: 1,
+        max_strip_length: 32,
+    };
+    let tracker = ctx.create_tracker(mesh, &def).unwrap();
+    let bare = ctx
+        .create_tracker(
+            mesh,
+            &TrackerDef {
+                max_strip_length: 0,
+                ..def
+            },
+        )
+        .unwrap();
+    let radius = 0.1;
+    let tip = Vec3::new(0.0, 0.0, -0.9 + 0.5 * radius);
+    let tool = Tool {
+        entry: Vec3::new(9.0, 0.0, 10.0),
+        tip,
+        radius,
+        up: Vec3::ZERO,
+    };
+    let line = Sought::Segment(tool.entry, tip);
+    // The line's angle to the sheet in the previous test, entry from 10 cm down to 3 cm: the crater turns
+    // about the tip by the difference, so the tool sees what it saw there.
+    let angle = |height: f32| (height - tip.z).atan2(9.0);
+    let (mut contact, mut trapped) = (Contact::default(), Contact::default());
+    let mut crossed_at = None;
+    let updates = 300;
+    for i in 0..=updates {
+        let turn = angle(10.0) - angle(10.0 - 7.0 * i as f32 / updates as f32);
+        let (sin, cos) = turn.sin_cos();
+        let positions: Vec<[f32; 3]> = rest
+            .iter()
+            .map(|&p| {
+                let q = Vec3::from(p) - tip;
+                (tip + Vec3::new(q.x * cos - q.z * sin, q.y, q.x * sin + q.z * cos)).to_array()
+            })
+            .collect();
+        ctx.update_positions(mesh, 0, &positions).unwrap();
+        tracker
+            .update(&tool, std::slice::from_mut(&mut contact))
+            .unwrap();
+        bare.update(&tool, std::slice::from_mut(&mut trapped))
+            .unwrap();
+        let (nearest, _, _) = line.closest(&positions, &triangles);
+        if nearest < 1e-6 {
+            crossed_at.get_or_insert(i);
+            let d = line.distance(&positions, triangles[contact.triangle as usize]);
+            assert!(
+                d < 1e-5 && contact.signed_distance <= 1e-5,
+                "update {i}: the wall crosses the line but the tracker reports {contact:?} ({d} from the line)"
+            );
+        }
+    }
+    let crossed_at = crossed_at.expect("the wall must come to cross the tool line");
+    let stats = tracker.stats().unwrap();
+    eprintln!("the wall crossed the line at update {crossed_at}; {stats:?}");
+    assert!(crossed_at > 10, "the line must start clear of the wall");
+    assert!(
+        trapped.signed_distance > 0.005,
+        "the bare dynamic point should stay at the crater's bottom: {trapped:?}"
+    );
+    assert!(stats.strip_moves > 0);
+    assert!(
+        stats.strip_builds * 4 < stats.updates,
+        "strips built {} times in {} updates: the positions changing must not force a rebuild",
+        stats.strip_builds,
+        stats.updates
+    );
+}
+
 #[test]
 fn a_trapped_point_is_corrected_by_the_reseed() {
     // Two separate spheres in one mesh: no walk leads from one to the other.

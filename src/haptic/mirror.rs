@@ -39,6 +39,9 @@ pub const STARVING_WAIT: std::time::Duration = std::time::Duration::from_millis(
 struct Copy {
     /// Even when the copy is consistent, odd while the writer is in it.
     sequence: AtomicU64,
+    /// Bits of an `f64`: the sum over the writes so far of each write's largest vertex move (see
+    /// [`Snapshot::travel`]). Written and read under the sequence number, like the positions.
+    travel: AtomicU64,
     words: Box<[AtomicU32]>,
 }
 
@@ -57,6 +60,7 @@ pub struct PositionMirror {
 pub struct Snapshot<'a> {
     words: &'a [AtomicU32],
     version: u64,
+    travel: f64,
 }
 
 /// What a read cost: the attempts made, and whether the writer had to be asked to wait.
@@ -91,6 +95,14 @@ impl Snapshot<'_> {
     pub fn version(&self) -> u64 {
         self.version
     }
+
+    /// How far the positions have travelled: the sum, over every write so far, of the largest distance a
+    /// vertex moved in it. Between two reads no point of any triangle moved farther than the difference
+    /// (a triangle's points are convex combinations of its corners), so a distance to a triangle changed by
+    /// at most that much. Infinite once a write moved a vertex by more than `f64` holds.
+    pub fn travel(&self) -> f64 {
+        self.travel
+    }
 }
 
 /// Unregisters a starving reader even if its computation panics.
@@ -117,6 +129,7 @@ impl PositionMirror {
             }
             Ok(Copy {
                 sequence: AtomicU64::new(0),
+                travel: AtomicU64::new(0f64.to_bits()),
                 words: words.into_boxed_slice(),
             })
         };
@@ -136,6 +149,8 @@ impl PositionMirror {
     /// Overwrites vertices `first ..` with `positions` in both copies. The caller is the mesh's only writer
     /// (it holds the mesh's write lock) and has validated the range. Allocates nothing.
     pub(crate) fn write(&self, first: usize, positions: &[[f32; 3]]) {
+        // Both copies hold the same positions before the write, so the largest move is measured once.
+        let mut largest_move: Option<f64> = None;
         for _ in 0..2 {
             // Only the writer stores `active`, so its own last store is what it reads.
             let target = 1 - self.active.load(Ordering::Relaxed);
@@ -146,11 +161,21 @@ impl PositionMirror {
             // Orders the odd sequence number before every data store below (Boehm's seqlock writer).
             fence(Ordering::Release);
             let words = &copy.words[3 * first..3 * (first + positions.len())];
+            let measure = largest_move.is_none();
+            let mut largest = 0.0f64;
             for (w, p) in words.chunks_exact(3).zip(positions) {
+                if measure {
+                    let old = [0, 1, 2].map(|i| f32::from_bits(w[i].load(Ordering::Relaxed)));
+                    let d = [0, 1, 2].map(|i| f64::from(p[i]) - f64::from(old[i]));
+                    largest = largest.max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                }
                 w[0].store(p[0].to_bits(), Ordering::Relaxed);
                 w[1].store(p[1].to_bits(), Ordering::Relaxed);
                 w[2].store(p[2].to_bits(), Ordering::Relaxed);
             }
+            let moved = *largest_move.get_or_insert(largest.sqrt());
+            let travel = f64::from_bits(copy.travel.load(Ordering::Relaxed)) + moved;
+            copy.travel.store(travel.to_bits(), Ordering::Relaxed);
             copy.sequence.store(sequence + 2, Ordering::Release);
             // SeqCst pairs with the starving readers' registration (see `read`).
             self.active.store(target, Ordering::SeqCst);
@@ -220,6 +245,7 @@ impl PositionMirror {
         let r = compute(&Snapshot {
             words: &copy.words,
             version: before / 2,
+            travel: f64::from_bits(copy.travel.load(Ordering::Relaxed)),
         });
         // Orders every position load above before the second sequence load (Boehm's seqlock reader).
         fence(Ordering::Acquire);

@@ -39,6 +39,10 @@ pub trait Positions {
     fn version(&self) -> Option<u64> {
         None
     }
+    /// How far the positions have moved since they were created ([`mirror::Snapshot::travel`]), if known.
+    fn travel(&self) -> Option<f64> {
+        None
+    }
 }
 
 impl Positions for mirror::Snapshot<'_> {
@@ -51,6 +55,9 @@ impl Positions for mirror::Snapshot<'_> {
     }
     fn version(&self) -> Option<u64> {
         Some(mirror::Snapshot::version(self))
+    }
+    fn travel(&self) -> Option<f64> {
+        Some(mirror::Snapshot::travel(self))
     }
 }
 

@@ -211,15 +211,17 @@ fn route<P: Positions>(
 pub struct Checked {
     /// The triangle and its closest points to the segment then.
     pub found: Found,
-    /// The strip's odometer ([`StripCache::odometer`]) at that check.
-    pub odometer: f32,
+    /// The strip's travel ([`StripCache::travel`]) at that check.
+    pub travel: f64,
+    /// The positions it was checked on ([`super::Positions::version`]): its prepared corners hold while
+    /// they have not changed.
+    pub version: Option<u64>,
 }
 
-/// One segment's closest strip as last built, kept between updates: while the positions do not change, an
-/// update only re-checks the strip triangles that might have come closer than the dynamic point (or might
-/// let a route cut short go on) instead of rebuilding and re-checking the whole strip. The strip grows with
-/// the mesh's resolution (the tool's shadow covers more, smaller triangles); this keeps an update's cost to
-/// what changed.
+/// One segment's closest strip as last built, kept between updates: an update only re-checks the strip
+/// triangles that might have come closer than the dynamic point (or might let a route cut short go on)
+/// instead of rebuilding and re-checking the whole strip, which grows with the mesh's resolution (the tool's
+/// shadow covers more, smaller triangles). This keeps an update's cost to what changed.
 #[derive(Debug)]
 pub struct StripCache {
     /// The strip's triangles in route order, the dynamic point's first.
@@ -228,17 +230,19 @@ pub struct StripCache {
     pub cut_short: [Option<usize>; 2],
     /// The route targets (the end points' closest triangles) it was built towards.
     pub targets: [u32; 2],
-    /// The positions ([`super::Positions::version`]) and topology it was built on.
-    pub version: Option<u64>,
-    /// See `version`.
+    /// The topology it was built on.
     pub generation: u64,
     /// The tracker attempt that last wrote it: valid only if that attempt's answers were committed.
     pub stamp: u64,
-    /// How far the segment's ends have moved since the strip was built, summed over updates (the larger of
-    /// the two ends' moves each time). A triangle's distance to the segment is within the segment's move of
-    /// what it was (two segments' points at the same parameter are never farther apart than their ends, and
-    /// the distance to a set is 1-Lipschitz), so it is within `odometer - checked.odometer` of its last check.
-    pub odometer: f32,
+    /// How far the segment and the mesh have moved relative to each other since the strip was built, bounded
+    /// by summing over updates the larger of the segment ends' moves and the largest vertex move of the
+    /// positions written meanwhile ([`super::Positions::travel`]). A triangle's distance to the segment
+    /// changes by at most that (two segments' points at the same parameter are never farther apart than their
+    /// ends, a triangle's points than its corners, and a distance to a set is 1-Lipschitz), so it is within
+    /// `travel - checked.travel` of its last check.
+    pub travel: f64,
+    /// The positions' own travel at the last update.
+    pub mesh_travel: f64,
     /// The segment of the last update, and whether it was apart from the surface and outside.
     pub segment: (Vec3, Vec3),
     /// See `segment`.
@@ -252,22 +256,21 @@ impl StripCache {
             entries: Vec::with_capacity(capacity),
             cut_short: [None; 2],
             targets: [NONE; 2],
-            version: None,
             generation: 0,
             stamp: 0,
-            odometer: 0.0,
+            travel: 0.0,
+            mesh_travel: 0.0,
             segment: (Vec3::ZERO, Vec3::ZERO),
             outside: false,
         }
     }
 
-    /// Whether it was built (or kept) by the committed attempt `committed`, on the positions `version` (known)
-    /// and the topology `generation`.
-    pub fn reusable(&self, committed: u64, version: Option<u64>, generation: u64) -> bool {
+    /// Whether it was built (or kept) by the committed attempt `committed` on the topology `generation`, and
+    /// the positions say how far they moved (`mesh_travel`).
+    pub fn reusable(&self, committed: u64, mesh_travel: Option<f64>, generation: u64) -> bool {
         !self.entries.is_empty()
             && self.stamp == committed
-            && version.is_some()
-            && self.version == version
+            && mesh_travel.is_some_and(f64::is_finite)
             && self.generation == generation
     }
 
@@ -466,7 +469,8 @@ mod tests {
                 },
                 prepared: crate::geometry::closest::PreparedTriangle::new(corners),
             },
-            odometer: 0.0,
+            travel: 0.0,
+            version: None,
         }
     }
 

@@ -9,19 +9,19 @@
 //!    those of segments in contact (their strips' route targets) or crossing the surface (their depth).
 //! 3. Per segment: its contact ([`super::contact`]); if in contact, its closest strip, and the dynamic point
 //!    moved to a strip triangle closer than its own (the paper's remedy for a point trapped in a local
-//!    concavity), walked on, and the strip rebuilt from there. A strip is built (every triangle checked
-//!    exactly) when the positions changed; between simulation steps the last one is kept
-//!    ([`strip::StripCache`]): it takes the dynamic point's and the route targets' new triangles when they
-//!    are next to it, and only the triangles that distance bounds cannot rule out are checked again. The
-//!    strip's contacts are computed exactly when [`Tracker::strip`] reads them, so an update costs what changed,
-//!    not what the strip holds: on a fine mesh the tool's shadow covers tens of triangles.
+//!    concavity), walked on, and the strip rebuilt from there. The last strip is kept
+//!    ([`strip::StripCache`]) while it can be: it takes the dynamic point's and the route targets' new
+//!    triangles when they are next to it, and only the triangles that distance bounds (the tool's travel plus
+//!    the mesh's, [`super::mirror::Snapshot::travel`]) cannot rule out are checked again. The strip's contacts
+//!    are computed exactly when [`Tracker::strip`] reads them, so an update costs what changed, not what the
+//!    strip holds: on a fine mesh the tool's shadow covers tens of triangles.
 //!
 //! Nothing is allocated once created (a topology change may free the previous topology, once). No lock is
 //! waited on: the state's and the seeds' mutexes are only tried, and the topology's is taken after a topology
 //! change only, while the writer holds it for a pointer swap. Nothing depends on the mesh size except the
 //! one-time vertex scan that starts a walk without a previous answer, and the strips' length, which grows
 //! with the mesh's resolution (the tool's shadow covers more triangles) up to `max_strip_length`: paid in full
-//! by the update after a position change and by each strip read, in part by the others.
+//! by an update that rebuilds its strip and by each strip read, in part by the others.
 
 use super::Positions;
 use super::adjacency::NONE;
@@ -572,7 +572,7 @@ impl State {
             let mut contact = contact_of(pos, topology, ends, k, &found, outside, tool.radius);
             let cache = &mut self.strips[k];
             let reusable =
-                cache.reusable(self.committed_attempt, pos.version(), topology.generation);
+                cache.reusable(self.committed_attempt, pos.travel(), topology.generation);
             cache.stamp = self.attempt;
             if !(contact.penetration > 0.0 && room > 0) {
                 cache.entries.clear();
@@ -590,12 +590,17 @@ impl State {
             // could now go on. Then only its triangles that might have come closer than the dynamic point
             // are checked again (a strip triangle's distance moves by at most as much as the segment's ends
             // did since it was last checked); the strip contacts themselves are computed when read.
+            let version = pos.version();
             if reusable {
                 let (last_a, last_b) = cache.segment;
-                cache.odometer += (a - last_a).length().max((b - last_b).length());
+                let mesh_travel = pos.travel().unwrap_or(f64::INFINITY);
+                cache.travel += f64::from((a - last_a).length().max((b - last_b).length()))
+                    + (mesh_travel - cache.mesh_travel);
+                cache.mesh_travel = mesh_travel;
             }
-            let odometer = cache.odometer;
+            let travel = cache.travel;
             let mut rebuild = !(reusable
+                && travel.is_finite()
                 && cache.carry_over(
                     topology,
                     found.triangle,
@@ -604,7 +609,8 @@ impl State {
                     room,
                     &mut |t| Checked {
                         found: evaluate(pos, topology, t, &probe, &mut counters),
-                        odometer,
+                        travel,
+                        version,
                     },
                 ));
             if !rebuild {
@@ -615,11 +621,15 @@ impl State {
                 for (i, e) in cache.entries.iter_mut().enumerate() {
                     let t = e.found.triangle;
                     if t == found.triangle {
-                        *e = Checked { found, odometer };
+                        *e = Checked {
+                            found,
+                            travel,
+                            version,
+                        };
                         continue;
                     }
                     let cut_short = cache.cut_short.contains(&Some(i));
-                    let lower = e.found.closest.distance - (odometer - e.odometer);
+                    let lower = e.found.closest.distance - (travel - e.travel) as f32;
                     // The walk ended where no vertex-sharing neighbour is closer: those cannot move it.
                     let might_beat = lower < to_beat
                         && !topology.triangles[t as usize]
@@ -629,10 +639,15 @@ impl State {
                     if !might_beat && !might_extend {
                         continue;
                     }
-                    // Same positions as when it was built: its prepared corners still hold.
-                    counters.exact_tests += 1;
-                    e.found.closest = probe.closest(&e.found.prepared);
-                    e.odometer = odometer;
+                    // On the same positions as its last check, its prepared corners still hold.
+                    if e.version == version {
+                        counters.exact_tests += 1;
+                        e.found.closest = probe.closest(&e.found.prepared);
+                    } else {
+                        e.found = evaluate(pos, topology, t, &probe, &mut counters);
+                    }
+                    e.travel = travel;
+                    e.version = version;
                     let d = e.found.closest.distance;
                     if cut_short && d <= reach {
                         rebuild = true;
@@ -655,12 +670,14 @@ impl State {
             let mut pass = 0;
             while rebuild && pass < 2 {
                 strip_builds += 1;
-                cache.odometer = 0.0;
+                cache.travel = 0.0;
+                cache.mesh_travel = pos.travel().unwrap_or(0.0);
                 let checked = &mut cache.entries;
                 checked.clear();
                 checked.push(Checked {
                     found,
-                    odometer: 0.0,
+                    travel: 0.0,
+                    version,
                 });
                 cache.cut_short = strip::build(
                     pos,
@@ -674,13 +691,13 @@ impl State {
                         let f = evaluate(pos, topology, t, &probe, &mut counters);
                         checked.push(Checked {
                             found: f,
-                            odometer: 0.0,
+                            travel: 0.0,
+                            version,
                         });
                         f.closest.distance <= build_reach
                     },
                 );
                 cache.targets = targets.map(|t| t.triangle);
-                cache.version = pos.version();
                 cache.generation = topology.generation;
                 let nearest = cache
                     .entries
