@@ -232,6 +232,9 @@ pub struct StripCache {
     pub targets: [u32; 2],
     /// The topology it was built on.
     pub generation: u64,
+    /// Its length when built: a kept strip grows by the triangles it takes on, and is built again once it has
+    /// taken on half as many again (a fresh route would have dropped those the tool left behind).
+    pub built: usize,
     /// The tracker attempt that last wrote it: valid only if that attempt's answers were committed.
     pub stamp: u64,
     /// How far the segment and the mesh have moved relative to each other since the strip was built, bounded
@@ -257,6 +260,7 @@ impl StripCache {
             cut_short: [None; 2],
             targets: [NONE; 2],
             generation: 0,
+            built: 0,
             stamp: 0,
             travel: 0.0,
             mesh_travel: 0.0,
@@ -298,7 +302,7 @@ impl StripCache {
     /// neighbour of the one it replaces or of another strip triangle (the tool moved by less than a
     /// triangle), which `check` then checks exactly and which is added; a route cut short for being out of
     /// reach ignores its target (the route stops before it anyway). False when that is not enough, or the
-    /// strip is full: build it again.
+    /// strip is full (or has grown by half since it was built): build it again.
     pub fn carry_over(
         &mut self,
         topology: &Topology,
@@ -337,7 +341,7 @@ impl StripCache {
             if !beside {
                 return false;
             }
-            if self.entries.len() >= room {
+            if self.entries.len() >= room.min(self.built + self.built.div_ceil(2) + 1) {
                 return false;
             }
             self.entries.push(check(t));
@@ -496,6 +500,7 @@ mod tests {
         };
         let mut cache = StripCache::new(6);
         cache.entries.extend([10, 11, 12, 13, 14].map(checked));
+        cache.built = 5;
         cache.targets = [14, 10];
         cache.cut_short = [Some(4), None];
         // The dynamic point steps from 10 to its neighbour 9, the second target from 10 to 9 as well: taken.

@@ -699,6 +699,7 @@ impl State {
                 );
                 cache.targets = targets.map(|t| t.triangle);
                 cache.generation = topology.generation;
+                cache.built = cache.entries.len();
                 let nearest = cache
                     .entries
                     .iter()
