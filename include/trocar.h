@@ -588,7 +588,7 @@ void trocar_ccd_results_destroy(struct TrocarCcdResults *results);
  * Every contact between meshes `mesh_a` and `mesh_b` during the step: each vertex moves linearly from where
  * it was before the first `trocar_mesh_update_positions` since a CCD query last read the mesh to where it is
  * now (a vertex no update touched stands still). Whole-mesh swept boxes, then
- * per-primitive swept boxes (sort-and-sweep), then the conservative primitive tests of
+ * per-primitive swept boxes (a bounding-volume hierarchy by default), then the conservative primitive tests of
  * `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
  * On error `results` keeps its previous contents.
  *

@@ -436,6 +436,168 @@ private:
     TrocarResults *res_ = nullptr;
 };
 
+/// A view of tracker contacts (a segment's strip) in the tracker's storage; valid until its next update.
+class ContactView {
+public:
+    ContactView() = default;
+    /// Wraps `size` contacts at `data` (owned by the tracker).
+    ContactView(const TrocarContact *data, std::size_t size) noexcept : data_(data), size_(size) {}
+    /// Number of contacts.
+    std::size_t size() const noexcept { return size_; }
+    /// True when there are none.
+    bool empty() const noexcept { return size_ == 0; }
+    /// Contact i, unchecked.
+    const TrocarContact &operator[](std::size_t i) const noexcept { return data_[i]; }
+    /// First contact, for range-for.
+    const TrocarContact *begin() const noexcept { return data_; }
+    /// Past the last contact, for range-for.
+    const TrocarContact *end() const noexcept { return data_ + size_; }
+
+private:
+    const TrocarContact *data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+/// Maciel & De's dynamic points on one mesh, updated at haptic rate; move-only. update() and strip() run on one
+/// thread at a time, reseed() on any. It may outlive its mesh or context (its calls then throw a stale handle).
+class Tracker {
+public:
+    /// A tracker of `mesh` in `ctx` (default def: 4 segments, strips of up to 32 triangles).
+    Tracker(Context &ctx, TrocarMeshId mesh, const TrocarTrackerDef &def = trocar_default_tracker_def()) {
+        check(trocar_tracker_create(ctx.get(), mesh, &def, &tracker_), "trocar_tracker_create");
+        contacts_.resize(def.segment_count);  // after the library accepted the def (at most 64)
+    }
+    /// Destroys the tracker; strip views become invalid.
+    ~Tracker() { trocar_tracker_destroy(tracker_); }
+    /// Not copyable: one owner per tracker.
+    Tracker(const Tracker &) = delete;
+    /// Not copyable: one owner per tracker.
+    Tracker &operator=(const Tracker &) = delete;
+    /// Takes over `other`'s tracker; `other` is left empty.
+    Tracker(Tracker &&other) noexcept
+        : tracker_(std::exchange(other.tracker_, nullptr)), contacts_(std::move(other.contacts_)) {}
+    /// Destroys this tracker and takes over `other`'s; `other` is left empty.
+    Tracker &operator=(Tracker &&other) noexcept {
+        if (this != &other) {
+            trocar_tracker_destroy(tracker_);
+            tracker_ = std::exchange(other.tracker_, nullptr);
+            contacts_ = std::move(other.contacts_);
+        }
+        return *this;
+    }
+
+    /// The C handle (nullptr after a move), still owned by this object.
+    TrocarTracker *get() const noexcept { return tracker_; }
+
+    /// Moves the tool; one contact per segment, entry to tip (empty for a mesh without triangles), in storage
+    /// this object reuses: valid until the next update. Allocates nothing.
+    const std::vector<TrocarContact> &update(const TrocarTool &tool) {
+        std::uint32_t n = 0;
+        contacts_.resize(contacts_.capacity());
+        check(trocar_tracker_update(live(), &tool, contacts_.data(), static_cast<std::uint32_t>(contacts_.size()), &n),
+              "trocar_tracker_update");
+        contacts_.resize(n);
+        return contacts_;
+    }
+    /// Segment `segment`'s closest strip from the last update, each triangle checked exactly (empty when the
+    /// segment was not in contact); valid until the next update.
+    ContactView strip(std::uint32_t segment) const {
+        const TrocarContact *c = nullptr;
+        std::uint32_t n = 0;
+        check(trocar_tracker_strip(live(), segment, &c, &n), "trocar_tracker_strip");
+        return ContactView(c, n);
+    }
+    /// Offers the hits of query `query_index` of `results` (a clip-select query on this mesh) as starting points.
+    void reseed(const Results &results, std::uint32_t query_index = 0) {
+        check(trocar_tracker_reseed(live(), results.get(), query_index), "trocar_tracker_reseed");
+    }
+
+private:
+    TrocarTracker *live() const {
+        if (!tracker_)
+            throw Error(TROCAR_ERROR_NULL_POINTER,
+                        "trocar::Tracker: TROCAR_ERROR_NULL_POINTER: used after a move");
+        return tracker_;
+    }
+
+    TrocarTracker *tracker_ = nullptr;
+    std::vector<TrocarContact> contacts_;
+};
+
+/// Result of a primitive CCD test.
+struct CcdResult {
+    /// Whether the features come within the separation during the step (never false where they do).
+    bool collides = false;
+    /// Lower bound of the first time they do (1 when they do not).
+    double time_of_impact = 1.0;
+};
+
+/// Vertex against triangle, both moving linearly: v, f0, f1, f2 at t = 0, then at t = 1 (24 doubles).
+inline CcdResult ccd_vertex_face(const std::array<double, 24> &points, double min_separation = 0.0) {
+    CcdResult r;
+    std::uint32_t hit = 0;
+    check(trocar_ccd_vertex_face(points.data(), min_separation, &r.time_of_impact, &hit), "trocar_ccd_vertex_face");
+    r.collides = hit != 0;
+    return r;
+}
+
+/// Edge against edge, both moving linearly: a0, a1, b0, b1 at t = 0, then at t = 1 (24 doubles).
+inline CcdResult ccd_edge_edge(const std::array<double, 24> &points, double min_separation = 0.0) {
+    CcdResult r;
+    std::uint32_t hit = 0;
+    check(trocar_ccd_edge_edge(points.data(), min_separation, &r.time_of_impact, &hit), "trocar_ccd_edge_edge");
+    r.collides = hit != 0;
+    return r;
+}
+
+/// The contacts of mesh-against-mesh CCD queries; move-only, reused across steps.
+class CcdResults {
+public:
+    /// An empty results object for `ctx`.
+    explicit CcdResults(const Context &ctx) {
+        check(trocar_ccd_results_create(ctx.get(), &res_), "trocar_ccd_results_create");
+    }
+    /// Destroys it; views become invalid.
+    ~CcdResults() { trocar_ccd_results_destroy(res_); }
+    /// Not copyable: one owner per results object.
+    CcdResults(const CcdResults &) = delete;
+    /// Not copyable: one owner per results object.
+    CcdResults &operator=(const CcdResults &) = delete;
+    /// Takes over `other`'s results object; `other` is left empty.
+    CcdResults(CcdResults &&other) noexcept : res_(std::exchange(other.res_, nullptr)) {}
+    /// Destroys this results object and takes over `other`'s; `other` is left empty.
+    CcdResults &operator=(CcdResults &&other) noexcept {
+        if (this != &other) {
+            trocar_ccd_results_destroy(res_);
+            res_ = std::exchange(other.res_, nullptr);
+        }
+        return *this;
+    }
+
+    /// Every contact between the two meshes' motions over the step (def: trocar_default_ccd_def()).
+    void query(const Context &ctx, TrocarMeshId mesh_a, TrocarMeshId mesh_b,
+               const TrocarCcdDef &def = trocar_default_ccd_def()) {
+        check(trocar_query_ccd(ctx.get(), mesh_a, mesh_b, &def, live()), "trocar_query_ccd");
+    }
+    /// The last query's contacts, sorted by time of impact; valid until the next query.
+    std::pair<const TrocarCcdContact *, std::size_t> contacts() const {
+        const TrocarCcdContact *c = nullptr;
+        std::uint32_t n = 0;
+        check(trocar_ccd_results_contacts(live(), &c, &n), "trocar_ccd_results_contacts");
+        return {c, n};
+    }
+
+private:
+    TrocarCcdResults *live() const {
+        if (!res_)
+            throw Error(TROCAR_ERROR_NULL_POINTER,
+                        "trocar::CcdResults: TROCAR_ERROR_NULL_POINTER: used after a move");
+        return res_;
+    }
+
+    TrocarCcdResults *res_ = nullptr;
+};
+
 }  // namespace trocar
 
 #endif  // TROCAR_HPP

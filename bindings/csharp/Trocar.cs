@@ -119,6 +119,58 @@ namespace Trocar
         public uint FeedbackCount;
     }
 
+    /// <summary>Options of a tracker (TrocarTrackerDef); get one from Native.trocar_default_tracker_def().</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct TrocarTrackerDef
+    {
+        public uint SegmentCount;
+        public uint MaxStripLength;
+        public uint InternalValue;
+    }
+
+    /// <summary>One contact between a segment of the tool's axis and a mesh triangle (TrocarContact).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct TrocarContact
+    {
+        public uint Segment;
+        public uint Triangle;
+        public TrocarVec3 PointOnTool;
+        public TrocarVec3 PointOnMesh;
+        public TrocarVec3 Normal;
+        public float SignedDistance;
+        public float Penetration;
+    }
+
+    public enum TrocarCcdKind : uint
+    {
+        VertexFace = 0,
+        FaceVertex = 1,
+        EdgeEdge = 2,
+    }
+
+    /// <summary>Options of a mesh-against-mesh CCD query (TrocarCcdDef).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct TrocarCcdDef
+    {
+        public double MinSeparation;
+        public uint EdgeEdge;
+        public uint InternalValue;
+    }
+
+    /// <summary>Where and when two features first meet during the step (TrocarCcdContact; feature_a/b[2] as two
+    /// fields each, same layout).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct TrocarCcdContact
+    {
+        public const uint NoIndex = 0xFFFFFFFF;
+        public double TimeOfImpact;
+        public TrocarVec3 Point;
+        public TrocarVec3 Normal;
+        public TrocarCcdKind Kind;
+        public uint FeatureA0, FeatureA1;
+        public uint FeatureB0, FeatureB1;
+    }
+
     public class TrocarException : Exception
     {
         public readonly TrocarStatus Status;
@@ -181,6 +233,19 @@ namespace Trocar
         [DllImport(Lib)] public static extern TrocarStatus trocar_results_is_pending(TrocarResultsHandle results, out uint pending);
         [DllImport(Lib)] public static extern IntPtr trocar_status_name(TrocarStatus status);
         [DllImport(Lib)] public static extern uint trocar_version();
+        [DllImport(Lib)] public static extern TrocarTrackerDef trocar_default_tracker_def();
+        [DllImport(Lib)] public static extern TrocarStatus trocar_tracker_create(TrocarContextHandle ctx, TrocarMeshId mesh, ref TrocarTrackerDef def, out TrocarTrackerHandle tracker);
+        [DllImport(Lib)] public static extern void trocar_tracker_destroy(IntPtr tracker);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_tracker_update(TrocarTrackerHandle tracker, ref TrocarTool tool, TrocarContact* contacts, uint capacity, out uint count);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_tracker_strip(TrocarTrackerHandle tracker, uint segment, out TrocarContact* contacts, out uint count);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_tracker_reseed(TrocarTrackerHandle tracker, TrocarResultsHandle results, uint queryIndex);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_ccd_vertex_face(double* points, double minSeparation, out double timeOfImpact, out uint collides);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_ccd_edge_edge(double* points, double minSeparation, out double timeOfImpact, out uint collides);
+        [DllImport(Lib)] public static extern TrocarCcdDef trocar_default_ccd_def();
+        [DllImport(Lib)] public static extern TrocarStatus trocar_ccd_results_create(TrocarContextHandle ctx, out TrocarCcdResultsHandle results);
+        [DllImport(Lib)] public static extern void trocar_ccd_results_destroy(IntPtr results);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_query_ccd(TrocarContextHandle ctx, TrocarMeshId meshA, TrocarMeshId meshB, ref TrocarCcdDef def, TrocarCcdResultsHandle results);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_ccd_results_contacts(TrocarCcdResultsHandle results, out TrocarCcdContact* contacts, out uint count);
 
         static bool s_checked;
         static readonly object s_lock = new object();
@@ -246,6 +311,28 @@ namespace Trocar
         protected override bool ReleaseHandle()
         {
             Native.trocar_results_destroy(handle);
+            return true;
+        }
+    }
+
+    public sealed class TrocarTrackerHandle : SafeHandle
+    {
+        public TrocarTrackerHandle() : base(IntPtr.Zero, true) { }
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+        protected override bool ReleaseHandle()
+        {
+            Native.trocar_tracker_destroy(handle);
+            return true;
+        }
+    }
+
+    public sealed class TrocarCcdResultsHandle : SafeHandle
+    {
+        public TrocarCcdResultsHandle() : base(IntPtr.Zero, true) { }
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+        protected override bool ReleaseHandle()
+        {
+            Native.trocar_ccd_results_destroy(handle);
             return true;
         }
     }
@@ -398,6 +485,134 @@ namespace Trocar
         public void Wait(TrocarResults results)
         {
             Native.Check(Native.trocar_results_wait(Handle, results.Handle), "trocar_results_wait");
+        }
+
+        /// <summary>A haptic-rate tracker of `mesh`; 0 keeps the default (4 segments, strips of up to 32).</summary>
+        public TrocarTracker CreateTracker(TrocarMeshId mesh, uint segmentCount = 0, uint maxStripLength = uint.MaxValue)
+        {
+            return new TrocarTracker(this, mesh, segmentCount, maxStripLength);
+        }
+
+        /// <summary>Every contact between the two meshes' motions over the step into `results`.</summary>
+        public void QueryCcd(TrocarMeshId meshA, TrocarMeshId meshB, TrocarCcdResults results, double minSeparation = 0.0,
+                             bool edgeEdge = true)
+        {
+            var def = Native.trocar_default_ccd_def();
+            def.MinSeparation = minSeparation;
+            def.EdgeEdge = edgeEdge ? 1u : 0u;
+            Native.Check(Native.trocar_query_ccd(Handle, meshA, meshB, ref def, results.Handle), "trocar_query_ccd");
+        }
+    }
+
+    /// <summary>Maciel &amp; De's dynamic points on one mesh, updated at haptic rate. Update and Strip run on one thread
+    /// at a time, Reseed on any; Dispose() destroys it. It may outlive its mesh or context (then: stale handle).</summary>
+    public sealed unsafe class TrocarTracker : IDisposable
+    {
+        public readonly TrocarTrackerHandle Handle;
+        public readonly uint SegmentCount;
+        public readonly uint MaxStripLength;
+        readonly TrocarContact[] _contacts;
+
+        public TrocarTracker(TrocarContext context, TrocarMeshId mesh, uint segmentCount = 0, uint maxStripLength = uint.MaxValue)
+        {
+            var def = Native.trocar_default_tracker_def();
+            if (segmentCount != 0) def.SegmentCount = segmentCount;
+            if (maxStripLength != uint.MaxValue) def.MaxStripLength = maxStripLength;
+            TrocarTrackerHandle h;
+            Native.Check(Native.trocar_tracker_create(context.Handle, mesh, ref def, out h), "trocar_tracker_create");
+            Handle = h;
+            SegmentCount = def.SegmentCount;
+            MaxStripLength = def.MaxStripLength;
+            _contacts = new TrocarContact[def.SegmentCount];
+        }
+
+        public void Dispose() { Handle.Dispose(); }
+
+        /// <summary>Moves the tool; one contact per segment (entry to tip) in an array the tracker reuses (no
+        /// allocation per update; copy what must outlive the next update). Empty for a mesh without triangles.</summary>
+        public ArraySegment<TrocarContact> Update(TrocarTool tool)
+        {
+            uint n;
+            fixed (TrocarContact* c = _contacts)
+            {
+                Native.Check(Native.trocar_tracker_update(Handle, ref tool, c, (uint)_contacts.Length, out n), "trocar_tracker_update");
+            }
+            return new ArraySegment<TrocarContact>(_contacts, 0, (int)n);
+        }
+
+        /// <summary>A copy of segment `segment`'s closest strip from the last update (every triangle checked exactly;
+        /// empty when the segment was not in contact).</summary>
+        public TrocarContact[] Strip(uint segment)
+        {
+            TrocarContact* c;
+            uint n;
+            Native.Check(Native.trocar_tracker_strip(Handle, segment, out c, out n), "trocar_tracker_strip");
+            var a = new TrocarContact[n];
+            for (int i = 0; i < n; i++) a[i] = c[i];
+            return a;
+        }
+
+        /// <summary>Offers the hits of query `queryIndex` of a clip-select query on this mesh as starting points.</summary>
+        public void Reseed(TrocarResults results, uint queryIndex = 0)
+        {
+            Native.Check(Native.trocar_tracker_reseed(Handle, results.Handle, queryIndex), "trocar_tracker_reseed");
+        }
+    }
+
+    /// <summary>The contacts of the last QueryCcd, reused across steps; Dispose() destroys it.</summary>
+    public sealed unsafe class TrocarCcdResults : IDisposable
+    {
+        public readonly TrocarCcdResultsHandle Handle;
+
+        public TrocarCcdResults(TrocarContext context)
+        {
+            TrocarCcdResultsHandle h;
+            Native.Check(Native.trocar_ccd_results_create(context.Handle, out h), "trocar_ccd_results_create");
+            Handle = h;
+        }
+
+        public void Dispose() { Handle.Dispose(); }
+
+        /// <summary>A copy of the last query's contacts, sorted by time of impact.</summary>
+        public TrocarCcdContact[] Contacts()
+        {
+            TrocarCcdContact* c;
+            uint n;
+            Native.Check(Native.trocar_ccd_results_contacts(Handle, out c, out n), "trocar_ccd_results_contacts");
+            var a = new TrocarCcdContact[n];
+            for (int i = 0; i < n; i++) a[i] = c[i];
+            return a;
+        }
+    }
+
+    /// <summary>The conservative primitive CCD tests, in double precision, points in the CCD benchmark's order.</summary>
+    public static unsafe class TrocarCcd
+    {
+        static bool Run(bool edgeEdge, double[] points, double minSeparation, out double timeOfImpact)
+        {
+            if (points == null || points.Length != 24) throw new ArgumentException("8 points (24 doubles) expected", "points");
+            uint collides;
+            fixed (double* p = points)
+            {
+                if (edgeEdge)
+                    Native.Check(Native.trocar_ccd_edge_edge(p, minSeparation, out timeOfImpact, out collides), "trocar_ccd_edge_edge");
+                else
+                    Native.Check(Native.trocar_ccd_vertex_face(p, minSeparation, out timeOfImpact, out collides), "trocar_ccd_vertex_face");
+            }
+            return collides != 0;
+        }
+
+        /// <summary>Does a vertex moving linearly meet a moving triangle during the step? Never false where it does;
+        /// `timeOfImpact` is a lower bound of the first contact (1 when none).</summary>
+        public static bool VertexFace(double[] points, double minSeparation, out double timeOfImpact)
+        {
+            return Run(false, points, minSeparation, out timeOfImpact);
+        }
+
+        /// <summary>Do two edges moving linearly meet during the step? As VertexFace.</summary>
+        public static bool EdgeEdge(double[] points, double minSeparation, out double timeOfImpact)
+        {
+            return Run(true, points, minSeparation, out timeOfImpact);
         }
     }
 

@@ -172,6 +172,160 @@ static class TrocarTest
         }
     }
 
+    static TrocarStatus StatusOf(Action a)
+    {
+        try { a(); }
+        catch (TrocarException e) { return e.Status; }
+        return TrocarStatus.Ok;
+    }
+
+    static double[] Points(params double[][] p)
+    {
+        var a = new double[24];
+        for (int i = 0; i < 8; i++)
+            for (int k = 0; k < 3; k++) a[3 * i + k] = p[i][k];
+        return a;
+    }
+
+    // The CCD primitives on every shared query (0 false negatives, at most 1% false positives per file), on
+    // hand-computed cases, and mesh against mesh.
+    static void TestCcd(string shared)
+    {
+        string dir = Path.Combine(shared, "data", "ccd");
+        int total = 0;
+        foreach (var file in Directory.GetFiles(dir, "*.csv"))
+        {
+            bool edges = file.Contains("edge-edge");
+            int n = 0, fn = 0, fp = 0;
+            foreach (var raw in File.ReadLines(file))
+            {
+                var line = raw.Trim();
+                if (line.Length == 0 || line.StartsWith("#")) continue;
+                var v = line.Split(',');
+                var pts = new double[24];
+                for (int i = 0; i < 24; i++) pts[i] = D(v[i]);
+                bool truth = v[24].Trim() == "1";
+                double toi;
+                bool hit = edges ? TrocarCcd.EdgeEdge(pts, 0.0, out toi) : TrocarCcd.VertexFace(pts, 0.0, out toi);
+                fn += truth && !hit ? 1 : 0;
+                fp += hit && !truth ? 1 : 0;
+                Check(toi >= 0.0 && toi <= 1.0 && (hit || toi == 1.0), "{0} query {1}: time {2}", file, n, toi);
+                n++;
+            }
+            Check(fn == 0, "{0}: {1} collisions missed", file, fn);
+            Check(fp <= n / 100, "{0}: {1} false positives in {2}", file, fp, n);
+            total += n;
+        }
+        Check(total == 1324, "{0} CCD queries read, expected 1324", total);
+
+        var a = new double[] { 0, 0, 0 };
+        var b = new double[] { 1, 0, 0 };
+        var c = new double[] { 0, 1, 0 };
+        double t;
+        Check(TrocarCcd.VertexFace(Points(new[] { 0.25, 0.25, 1.0 }, a, b, c, new[] { 0.25, 0.25, -1.0 }, a, b, c), 0.0, out t)
+              && t <= 0.5 && t >= 0.5 - 1e-5, "vertex through a face at t = 0.5: {0}", t);
+        Check(!TrocarCcd.VertexFace(Points(new[] { 2.0, 2.0, 1.0 }, a, b, c, new[] { 2.0, 2.0, -1.0 }, a, b, c), 0.0, out t)
+              && t == 1.0, "vertex beside the face: {0}", t);
+        var e0 = new[] { 0.5, -1.0, 0.0 };
+        var e1 = new[] { 0.5, 1.0, 0.0 };
+        Check(TrocarCcd.EdgeEdge(Points(new[] { 0.0, 0.0, 0.5 }, new[] { 1.0, 0.0, 0.5 }, e0, e1,
+                                        new[] { 0.0, 0.0, -1.5 }, new[] { 1.0, 0.0, -1.5 }, e0, e1), 0.0, out t)
+              && t <= 0.25 && t >= 0.25 - 1e-5, "edge through an edge at t = 0.25: {0}", t);
+        var nan = new double[24];
+        nan[5] = double.NaN;
+        Check(StatusOf(() => TrocarCcd.VertexFace(nan, 0.0, out t)) == TrocarStatus.ErrorInvalidArgument, "NaN point accepted");
+
+        // A tetrahedron translated 1 down through a still triangle 0.5 below its lowest vertex (vertex 0).
+        float[] tet = { 0.2f, 0.2f, 0.5f, 0.4f, 0.2f, 0.8f, 0.2f, 0.4f, 0.8f, 0.3f, 0.3f, 1.0f };
+        uint[] faces = { 0, 2, 1, 0, 1, 3, 1, 2, 3, 2, 0, 3 };
+        using (var ctx = new TrocarContext(TrocarBackend.Cpu))
+        using (var res = new TrocarCcdResults(ctx))
+        {
+            var ma = ctx.CreateMesh(tet, faces);
+            var mb = ctx.CreateMesh(new float[] { -1, -1, 0, 2, -1, 0, -1, 2, 0 }, new uint[] { 0, 1, 2 });
+            var moved = (float[])tet.Clone();
+            for (int i = 2; i < moved.Length; i += 3) moved[i] -= 1.0f;
+            ctx.UpdatePositions(ma, 0, moved);
+            ctx.QueryCcd(ma, mb, res);
+            var contacts = res.Contacts();
+            Check(contacts.Length > 0, "no CCD contact");
+            for (int i = 1; i < contacts.Length; i++)
+                Check(contacts[i - 1].TimeOfImpact <= contacts[i].TimeOfImpact, "CCD contacts not sorted by time");
+            if (contacts.Length > 0)
+            {
+                var f = contacts[0];
+                Check(f.Kind == TrocarCcdKind.VertexFace && f.FeatureA0 == 0 && f.FeatureB0 == 0
+                      && f.FeatureB1 == TrocarCcdContact.NoIndex, "first contact {0} {1} {2}", f.Kind, f.FeatureA0, f.FeatureB0);
+                Check(f.TimeOfImpact <= 0.5 && f.TimeOfImpact >= 0.5 - 1e-5, "first contact at {0}", f.TimeOfImpact);
+                Check(Math.Abs(f.Point.X - 0.2) < 1e-4 && Math.Abs(f.Point.Y - 0.2) < 1e-4 && Math.Abs(f.Point.Z) < 1e-4,
+                      "first contact point {0}", f.Point);
+            }
+            Check(StatusOf(() => ctx.QueryCcd(ma, ma, res)) == TrocarStatus.ErrorInvalidArgument, "self-collision query accepted");
+            Console.WriteLine("TrocarTest: CCD: {0} shared queries without a miss; mesh against mesh: {1} contacts, first at {2}",
+                              total, contacts.Length, contacts.Length > 0 ? contacts[0].TimeOfImpact : -1);
+        }
+    }
+
+    // The tracker on the liver, cross-checked against the library's clip-select query (a separate code path):
+    // apart from the surface the tracker's distance is the nearest hit's of a wide capsule around the tool.
+    static void TestTracker(float[] rest, uint[] tri)
+    {
+        int top = 0;
+        for (int v = 1; v < rest.Length / 3; v++)
+            if (rest[3 * v + 1] > rest[3 * top + 1]) top = v;
+        var entry = new TrocarVec3(rest[3 * top] + 1.0f, rest[3 * top + 1] + 8.0f, rest[3 * top + 2]);
+        using (var ctx = new TrocarContext(TrocarBackend.Cpu))
+        using (var res = ctx.CreateResults())
+        {
+            var mesh = ctx.CreateMesh(rest, tri);
+            using (var tracker = ctx.CreateTracker(mesh, 1))
+            {
+                Check(tracker.SegmentCount == 1 && tracker.MaxStripLength == 32, "tracker def {0}/{1}", tracker.SegmentCount,
+                      tracker.MaxStripLength);
+                int strips = 0;
+                foreach (float height in new[] { 1.0f, 0.3f, 0.1f, -0.2f })
+                {
+                    var tip = new TrocarVec3(rest[3 * top], rest[3 * top + 1] + height, rest[3 * top + 2]);
+                    var tool = new TrocarTool(entry, tip, 0.25f);
+                    ctx.QueryStatic(mesh, tool, TrocarVolume.Capsule, res);
+                    tracker.Reseed(res);
+                    var contacts = tracker.Update(tool);
+                    Check(contacts.Count == 1, "{0} contacts for one segment", contacts.Count);
+                    var ct = contacts.Array[0];
+                    Check(Math.Abs(ct.Penetration - (0.25f - ct.SignedDistance)) < 1e-6, "penetration {0}", ct.Penetration);
+                    if (height > 0)
+                    {
+                        ctx.QueryStatic(mesh, new TrocarTool(entry, tip, 1.5f), TrocarVolume.Capsule, res);
+                        float nearest = float.MaxValue;
+                        foreach (var h in res.HitsView().ToArray()) nearest = Math.Min(nearest, h.Distance);
+                        Check(Math.Abs(ct.SignedDistance - nearest) < 1e-4, "tip {0} above: tracker {1}, nearest hit {2}",
+                              height, ct.SignedDistance, nearest);
+                    }
+                    else
+                    {
+                        Check(ct.SignedDistance < 0, "tip {0} inside: signed distance {1}", height, ct.SignedDistance);
+                    }
+                    var strip = tracker.Strip(0);
+                    Check((strip.Length > 0) == (ct.Penetration > 0), "tip {0}: strip of {1} with penetration {2}", height,
+                          strip.Length, ct.Penetration);
+                    strips += strip.Length;
+                }
+                Check(strips > 0, "no strip");
+                Check(StatusOf(() => tracker.Strip(1)) == TrocarStatus.ErrorOutOfRange, "strip of a missing segment");
+                Check(StatusOf(() => tracker.Reseed(res, 5)) == TrocarStatus.ErrorOutOfRange, "reseed from a missing query");
+                var badTool = new TrocarTool(entry, entry, 0.25f);
+                Check(StatusOf(() => tracker.Update(badTool)) == TrocarStatus.ErrorInvalidArgument, "entry == tip accepted");
+                Console.WriteLine("TrocarTest: tracker agrees with clip-select; {0} strip triangles", strips);
+            }
+            Check(StatusOf(() => ctx.CreateTracker(mesh, 65)) == TrocarStatus.ErrorInvalidArgument, "65 segments accepted");
+            var stale = ctx.CreateTracker(mesh);
+            ctx.DestroyMesh(mesh);
+            var far = new TrocarTool(entry, new TrocarVec3(0, 0, 0), 0.25f);
+            Check(StatusOf(() => stale.Update(far)) == TrocarStatus.ErrorStaleHandle, "tracker of a destroyed mesh");
+            stale.Dispose();
+        }
+    }
+
     static int Main(string[] args)
     {
         if (args.Length < 2)
@@ -190,6 +344,13 @@ static class TrocarTest
         Check((int)Marshal.OffsetOf(typeof(TrocarHit), "Distance") == 12, "offset of TrocarHit.Distance");
         Check((int)Marshal.OffsetOf(typeof(TrocarHit), "TimeOfImpact") == 52, "offset of TrocarHit.TimeOfImpact");
         Check((int)Marshal.OffsetOf(typeof(TrocarQuery), "Volume") == 64, "offset of TrocarQuery.Volume");
+        Check(Marshal.SizeOf(typeof(TrocarTrackerDef)) == 12, "sizeof TrocarTrackerDef {0}", Marshal.SizeOf(typeof(TrocarTrackerDef)));
+        Check(Marshal.SizeOf(typeof(TrocarContact)) == 52, "sizeof TrocarContact {0}", Marshal.SizeOf(typeof(TrocarContact)));
+        Check((int)Marshal.OffsetOf(typeof(TrocarContact), "SignedDistance") == 44, "offset of TrocarContact.SignedDistance");
+        Check(Marshal.SizeOf(typeof(TrocarCcdDef)) == 16, "sizeof TrocarCcdDef {0}", Marshal.SizeOf(typeof(TrocarCcdDef)));
+        Check(Marshal.SizeOf(typeof(TrocarCcdContact)) == 56, "sizeof TrocarCcdContact {0}", Marshal.SizeOf(typeof(TrocarCcdContact)));
+        Check((int)Marshal.OffsetOf(typeof(TrocarCcdContact), "Kind") == 32, "offset of TrocarCcdContact.Kind");
+        Check((int)Marshal.OffsetOf(typeof(TrocarCcdContact), "FeatureB0") == 44, "offset of TrocarCcdContact.FeatureB0");
 
         // Version: the library matches; a mismatch is refused.
         uint version = Native.trocar_version();
@@ -296,6 +457,9 @@ static class TrocarTest
             catch (TrocarException e) { got = e.Status; }
             Check(got == TrocarStatus.ErrorStaleHandle, "destroyed mesh: {0}, expected ErrorStaleHandle", got);
         }
+
+        TestCcd(args[0]);
+        TestTracker(rest, tri);
 
         if (s_failures > 0)
         {

@@ -537,5 +537,193 @@ def read_c_record(path):
     return events
 
 
+# ---- CCD: the shared benchmark queries, a hand-computed case, and mesh against mesh ------------------------
+
+CCD_DIR = os.path.join(SHARED, "data", "ccd")
+
+
+def read_ccd_file(path):
+    """[(24 doubles, truth)] of one CCD benchmark file (see ../shared/data/README.md)."""
+    queries = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            v = line.split(",")
+            queries.append(([float(x) for x in v[:24]], v[24].strip() == "1"))
+    return queries
+
+
+@unittest.skipUnless(os.path.isdir(CCD_DIR), "CCD queries not found at " + CCD_DIR)
+class CcdTest(unittest.TestCase):
+    def test_shared_queries_no_false_negative(self):
+        files = sorted(f for f in os.listdir(CCD_DIR) if f.endswith(".csv"))
+        self.assertEqual(len(files), 6)
+        total = 0
+        for name in files:
+            test = trocar.ccd_edge_edge if "edge-edge" in name else trocar.ccd_vertex_face
+            queries = read_ccd_file(os.path.join(CCD_DIR, name))
+            fp = 0
+            for i, (points, truth) in enumerate(queries):
+                hit, toi = test(points)
+                if truth:
+                    self.assertTrue(hit, "%s query %d: a collision was missed" % (name, i))
+                fp += int(hit and not truth)
+                self.assertTrue(0.0 <= toi <= 1.0, "%s query %d: time %r" % (name, i, toi))
+                if not hit:
+                    self.assertEqual(toi, 1.0)
+            self.assertLessEqual(fp, len(queries) // 100, "%s: %d false positives" % (name, fp))
+            total += len(queries)
+        self.assertEqual(total, 1324)
+
+    def test_hand_computed_times_of_impact(self):
+        # A vertex falling through a still triangle's plane at t = 0.5; the time is a lower bound within 1e-5.
+        tri = [(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)]
+        hit, toi = trocar.ccd_vertex_face([(0.25, 0.25, 1.0)] + tri + [(0.25, 0.25, -1.0)] + tri)
+        self.assertTrue(hit)
+        self.assertTrue(0.5 - 1e-5 <= toi <= 0.5, toi)
+        # Beside the triangle: no contact, time 1.
+        self.assertEqual(trocar.ccd_vertex_face([(2.0, 2.0, 1.0)] + tri + [(2.0, 2.0, -1.0)] + tri), (False, 1.0))
+        # Within a separation of 0.1 from t = 0.45 on.
+        hit, toi = trocar.ccd_vertex_face([(0.25, 0.25, 1.0)] + tri + [(0.25, 0.25, -1.0)] + tri, 0.1)
+        self.assertTrue(hit and 0.45 - 0.1 <= toi <= 0.45 + 1e-9, toi)
+        # An edge along x sinking through an edge along y at t = 0.25.
+        b = [(0.5, -1.0, 0.0), (0.5, 1.0, 0.0)]
+        hit, toi = trocar.ccd_edge_edge([(0.0, 0.0, 0.5), (1.0, 0.0, 0.5)] + b + [(0.0, 0.0, -1.5), (1.0, 0.0, -1.5)] + b)
+        self.assertTrue(hit)
+        self.assertTrue(0.25 - 1e-5 <= toi <= 0.25, toi)
+
+    def test_bad_input(self):
+        with self.assertRaises(ValueError):
+            trocar.ccd_vertex_face([0.0] * 23)
+        with self.assertRaises(trocar.TrocarError) as cm:
+            trocar.ccd_vertex_face([float("nan")] + [0.0] * 23)
+        self.assertEqual(cm.exception.status, trocar.ERROR_INVALID_ARGUMENT)
+        with self.assertRaises(trocar.TrocarError) as cm:
+            trocar.ccd_edge_edge([0.0] * 24, -1.0)
+        self.assertEqual(cm.exception.status, trocar.ERROR_INVALID_ARGUMENT)
+
+    def test_mesh_against_mesh(self):
+        # A small tetrahedron (mesh A) translated 1 cm down through a still triangle (mesh B) 0.5 cm below its
+        # lowest vertex: that vertex meets the face at t = 0.5, first of all contacts.
+        tet = [(0.2, 0.2, 0.5), (0.4, 0.2, 0.8), (0.2, 0.4, 0.8), (0.3, 0.3, 1.0)]
+        faces = [(0, 2, 1), (0, 1, 3), (1, 2, 3), (2, 0, 3)]
+        with trocar.Context(backend=trocar.BACKEND_CPU) as ctx, ctx.ccd_results() as res:
+            a = ctx.mesh_create(tet, faces)
+            b = ctx.mesh_create([(-1.0, -1.0, 0.0), (2.0, -1.0, 0.0), (-1.0, 2.0, 0.0)], [(0, 1, 2)])
+            self.assertEqual(ctx.query_ccd(a, b, res), [])  # nothing moved yet
+            ctx.mesh_update_positions(a, [(x, y, z - 1.0) for x, y, z in tet])
+            contacts = ctx.query_ccd(a, b, res)
+            self.assertGreater(len(contacts), 0)
+            times = [c.time_of_impact for c in contacts]
+            self.assertEqual(times, sorted(times))
+            first = contacts[0]
+            self.assertEqual(first.kind, trocar.CCD_VERTEX_FACE)
+            self.assertEqual(first.feature_a[0], 0)
+            self.assertEqual(first.feature_b, (0, trocar.CCD_NO_INDEX))
+            self.assertTrue(0.5 - 1e-5 <= first.time_of_impact <= 0.5, first.time_of_impact)
+            for got, want in zip(first.point, (0.2, 0.2, 0.0)):
+                self.assertAlmostEqual(got, want, delta=1e-4)
+            self.assertAlmostEqual(first.normal[2], 1.0, delta=1e-4)
+            for c in contacts:
+                self.assertIn(c.kind, (trocar.CCD_VERTEX_FACE, trocar.CCD_FACE_VERTEX, trocar.CCD_EDGE_EDGE))
+                self.assertTrue(0.0 <= c.time_of_impact <= 1.0)
+            # Without edge-edge tests only vertex-face contacts remain.
+            ctx.mesh_update_positions(a, tet)
+            kinds = {c.kind for c in ctx.query_ccd(a, b, res, edge_edge=False)}
+            self.assertNotIn(trocar.CCD_EDGE_EDGE, kinds)
+            self.assertTrue(kinds)
+            with self.assertRaises(trocar.TrocarError) as cm:  # no self-collision
+                ctx.query_ccd(a, a, res)
+            self.assertEqual(cm.exception.status, trocar.ERROR_INVALID_ARGUMENT)
+
+
+# ---- the haptic tracker on the liver ----------------------------------------------------------------------
+
+
+@unittest.skipUnless(os.path.exists(LIVER), "liver mesh not found at " + LIVER)
+class TrackerTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.liver = Liver(LIVER)
+        cls.ctx = trocar.Context(backend=trocar.BACKEND_CPU)
+        cls.mesh = cls.ctx.mesh_create(cls.liver.rest, cls.liver.tri)
+        cls.res = cls.ctx.results()
+        # The liver's highest vertex: a spot with open space above it.
+        liver = cls.liver
+        top = max(range(liver.nv), key=lambda v: liver.rest[3 * v + 1])
+        cls.top = tuple(liver.rest[3 * top : 3 * top + 3])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.res.close()
+        cls.ctx.close()
+
+    def nearest(self, a, b):
+        """Brute force in double precision: (distance, triangle) of the segment [a, b] to the liver."""
+        liver = self.liver
+        return min((segment_triangle_distance(a, b, *liver.corners(t)), t) for t in range(liver.nt))
+
+    def test_contacts_against_brute_force(self):
+        entry = (self.top[0] + 1.0, self.top[1] + 8.0, self.top[2])
+        with self.ctx.tracker(self.mesh, segment_count=1) as tracker:
+            self.assertEqual((tracker.segment_count, tracker.max_strip_length), (1, 32))
+            for height in (1.0, 0.3, 0.1, -0.2):
+                tip = (self.top[0], self.top[1] + height, self.top[2])
+                tool = trocar.Tool(entry, tip, 0.25)
+                self.ctx.query_static(self.mesh, tool, self.res)
+                tracker.reseed(self.res)
+                (c,) = tracker.update(tool)
+                want, _ = self.nearest(f32v(entry), f32v(tip))
+                where = "tip %.1f cm above the top" % height
+                self.assertEqual(c.segment, 0)
+                if height > 0:
+                    self.assertAlmostEqual(c.signed_distance, want, delta=1e-4, msg=where)
+                    self.assertAlmostEqual(norm(c.normal), 1.0, delta=1e-4)
+                else:
+                    self.assertLess(c.signed_distance, 0.0, where + ": inside")
+                self.assertAlmostEqual(c.penetration, 0.25 - c.signed_distance, delta=1e-6)
+                strip = tracker.strip(0)
+                self.assertEqual(len(strip) > 0, c.penetration > 0, where + ": strip")
+                self.assertLessEqual(len(strip), 32)
+                for e in strip:
+                    d = segment_triangle_distance(f32v(entry), f32v(tip), *self.liver.corners(e.triangle))
+                    if e.signed_distance > 0:
+                        self.assertAlmostEqual(e.signed_distance, d, delta=1e-4, msg=where)
+
+    def test_errors_and_stale_handles(self):
+        tool = trocar.Tool((0.0, 20.0, 0.0), self.top, 0.25)
+        with self.assertRaises(trocar.TrocarError) as cm:
+            self.ctx.tracker(self.mesh, segment_count=0)
+        self.assertEqual(cm.exception.status, trocar.ERROR_INVALID_ARGUMENT)
+        self.assertTrue(cm.exception.message)
+        tracker = self.ctx.tracker(self.mesh, segment_count=2)
+        self.assertEqual(len(tracker.update(tool)), 2)
+        with self.assertRaises(trocar.TrocarError) as cm:
+            tracker.strip(2)
+        self.assertEqual(cm.exception.status, trocar.ERROR_OUT_OF_RANGE)
+        with self.assertRaises(trocar.TrocarError) as cm:
+            tracker.update(trocar.Tool((0.0, 20.0, 0.0), self.top, float("nan")))
+        self.assertEqual(cm.exception.status, trocar.ERROR_INVALID_ARGUMENT)
+        self.ctx.query_static(self.mesh, tool, self.res)
+        with self.assertRaises(trocar.TrocarError) as cm:
+            tracker.reseed(self.res, 1)
+        self.assertEqual(cm.exception.status, trocar.ERROR_OUT_OF_RANGE)
+        tracker.close()
+        tracker.close()  # idempotent
+        with self.assertRaises(ValueError):
+            tracker.update(tool)
+        # A tracker outliving its mesh answers stale handle, and can still be closed.
+        with trocar.Context(backend=trocar.BACKEND_CPU) as ctx:
+            m = ctx.mesh_create(self.liver.rest, self.liver.tri)
+            t = ctx.tracker(m)
+            ctx.mesh_destroy(m)
+            with self.assertRaises(trocar.TrocarError) as cm:
+                t.update(tool)
+            self.assertEqual(cm.exception.status, trocar.ERROR_STALE_HANDLE)
+        t.close()
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

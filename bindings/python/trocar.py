@@ -53,6 +53,13 @@ VOLUME_CAPSULE = 0
 VOLUME_FRUSTUM = 1
 
 MAX_COORDINATE = 1.0e6
+MAX_TRACKER_SEGMENTS = 64
+MAX_STRIP_LENGTH = 1024
+
+CCD_VERTEX_FACE = 0
+CCD_FACE_VERTEX = 1
+CCD_EDGE_EDGE = 2
+CCD_NO_INDEX = 0xFFFFFFFF
 
 
 class TrocarError(Exception):
@@ -144,12 +151,72 @@ class Hit(ctypes.Structure):
     ]
 
 
-# Sizes implied by the header (all fields 4 bytes wide, except MeshId's two uint16).
+class TrackerDef(ctypes.Structure):
+    _fields_ = [
+        ("segment_count", ctypes.c_uint32),
+        ("max_strip_length", ctypes.c_uint32),
+        ("internal_value", ctypes.c_uint32),
+    ]
+
+
+class Contact(ctypes.Structure):
+    _fields_ = [
+        ("segment", ctypes.c_uint32),
+        ("triangle", ctypes.c_uint32),
+        ("point_on_tool", Float3),
+        ("point_on_mesh", Float3),
+        ("normal", Float3),
+        ("signed_distance", ctypes.c_float),
+        ("penetration", ctypes.c_float),
+    ]
+
+
+class CcdDef(ctypes.Structure):
+    _fields_ = [
+        ("min_separation", ctypes.c_double),
+        ("edge_edge", ctypes.c_uint32),
+        ("internal_value", ctypes.c_uint32),
+    ]
+
+
+class CcdContact(ctypes.Structure):
+    _fields_ = [
+        ("time_of_impact", ctypes.c_double),
+        ("point", Float3),
+        ("normal", Float3),
+        ("kind", ctypes.c_uint32),
+        ("feature_a", ctypes.c_uint32 * 2),
+        ("feature_b", ctypes.c_uint32 * 2),
+    ]
+
+
+# Sizes implied by the header (all fields 4 bytes wide, except MeshId's two uint16 and the CCD doubles).
 assert ctypes.sizeof(ContextDef) == 16
 assert ctypes.sizeof(MeshId) == 8
 assert ctypes.sizeof(Tool) == 40
 assert ctypes.sizeof(Query) == 68
 assert ctypes.sizeof(Hit) == 64
+assert ctypes.sizeof(TrackerDef) == 12
+assert ctypes.sizeof(Contact) == 52
+assert ctypes.sizeof(CcdDef) == 16
+assert ctypes.sizeof(CcdContact) == 56
+
+ContactRecord = namedtuple(
+    "ContactRecord", "segment triangle point_on_tool point_on_mesh normal signed_distance penetration"
+)
+CcdContactRecord = namedtuple("CcdContactRecord", "time_of_impact point normal kind feature_a feature_b")
+
+
+def _contact_record(c):
+    return ContactRecord(
+        c.segment,
+        c.triangle,
+        tuple(c.point_on_tool),
+        tuple(c.point_on_mesh),
+        tuple(c.normal),
+        c.signed_distance,
+        c.penetration,
+    )
 
 HitRecord = namedtuple(
     "HitRecord",
@@ -263,6 +330,40 @@ def _declare(lib):
         "trocar_results_wait": (ctypes.c_uint32, [ctx_p, res_p]),
         "trocar_results_is_pending": (ctypes.c_uint32, [res_p, c_u32_p]),
         "trocar_status_name": (ctypes.c_char_p, [ctypes.c_uint32]),
+        "trocar_default_tracker_def": (TrackerDef, []),
+        "trocar_tracker_create": (
+            ctypes.c_uint32,
+            [ctx_p, MeshId, ctypes.POINTER(TrackerDef), ctypes.POINTER(ctypes.c_void_p)],
+        ),
+        "trocar_tracker_destroy": (None, [ctypes.c_void_p]),
+        "trocar_tracker_update": (
+            ctypes.c_uint32,
+            [ctypes.c_void_p, ctypes.POINTER(Tool), ctypes.POINTER(Contact), ctypes.c_uint32, c_u32_p],
+        ),
+        "trocar_tracker_strip": (
+            ctypes.c_uint32,
+            [ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(ctypes.POINTER(Contact)), c_u32_p],
+        ),
+        "trocar_tracker_reseed": (ctypes.c_uint32, [ctypes.c_void_p, res_p, ctypes.c_uint32]),
+        "trocar_ccd_vertex_face": (
+            ctypes.c_uint32,
+            [ctypes.POINTER(ctypes.c_double), ctypes.c_double, ctypes.POINTER(ctypes.c_double), c_u32_p],
+        ),
+        "trocar_ccd_edge_edge": (
+            ctypes.c_uint32,
+            [ctypes.POINTER(ctypes.c_double), ctypes.c_double, ctypes.POINTER(ctypes.c_double), c_u32_p],
+        ),
+        "trocar_default_ccd_def": (CcdDef, []),
+        "trocar_ccd_results_create": (ctypes.c_uint32, [ctx_p, ctypes.POINTER(ctypes.c_void_p)]),
+        "trocar_ccd_results_destroy": (None, [ctypes.c_void_p]),
+        "trocar_query_ccd": (
+            ctypes.c_uint32,
+            [ctx_p, MeshId, MeshId, ctypes.POINTER(CcdDef), ctypes.c_void_p],
+        ),
+        "trocar_ccd_results_contacts": (
+            ctypes.c_uint32,
+            [ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(CcdContact)), c_u32_p],
+        ),
         "trocar_version": (ctypes.c_uint32, []),
     }
     for name, (restype, argtypes) in sigs.items():
@@ -526,6 +627,25 @@ class Context(_Handle):
         _check(_lib.trocar_results_wait(self._h(), results._h()), "trocar_results_wait")
         return results
 
+    def tracker(self, mesh, segment_count=None, max_strip_length=None):
+        """A haptic-rate Tracker of `mesh` (defaults: trocar_default_tracker_def())."""
+        return Tracker(self, mesh, segment_count, max_strip_length)
+
+    def ccd_results(self):
+        return CcdResults(self)
+
+    def query_ccd(self, mesh_a, mesh_b, results, min_separation=0.0, edge_edge=True):
+        """Every contact between the two meshes' motions over the step into `results`; returns its
+        contacts() (sorted by time of impact)."""
+        d = _lib.trocar_default_ccd_def()
+        d.min_separation = float(min_separation)
+        d.edge_edge = 1 if edge_edge else 0
+        _check(
+            _lib.trocar_query_ccd(self._h(), mesh_a, mesh_b, ctypes.byref(d), results._h()),
+            "trocar_query_ccd",
+        )
+        return results.contacts()
+
 
 class Results(_Handle):
     """A TrocarResults. A context manager; close() destroys it. Views (hits_view, feedback_view) are valid
@@ -621,3 +741,111 @@ class Results(_Handle):
         """A copy of the feedback vertices as a list of (x, y, z)."""
         v = self.feedback_view(query_index)
         return [(v[i], v[i + 1], v[i + 2]) for i in range(0, len(v), 3)]
+
+
+class Tracker(_Handle):
+    """A TrocarTracker: Maciel & De's dynamic points on one mesh, updated at haptic rate. A context manager;
+    close() destroys it. update() and strip() run on one thread at a time; reseed() on any thread. It may
+    outlive its mesh or context: its calls then raise TrocarError with ERROR_STALE_HANDLE."""
+
+    def __init__(self, context, mesh, segment_count=None, max_strip_length=None):
+        d = _lib.trocar_default_tracker_def()
+        if segment_count is not None:
+            d.segment_count = segment_count
+        if max_strip_length is not None:
+            d.max_strip_length = max_strip_length
+        handle = ctypes.c_void_p()
+        _check(
+            _lib.trocar_tracker_create(context._h(), mesh, ctypes.byref(d), ctypes.byref(handle)),
+            "trocar_tracker_create",
+        )
+        self._handle = handle
+        self.segment_count = d.segment_count
+        self.max_strip_length = d.max_strip_length
+        self._out = (Contact * d.segment_count)()
+
+    _destroy = "trocar_tracker_destroy"
+    _what = "the tracker"
+
+    def update(self, tool):
+        """Moves the tool; returns one ContactRecord per segment (entry to tip), or [] for an empty mesh."""
+        n = ctypes.c_uint32()
+        _check(
+            _lib.trocar_tracker_update(
+                self._h(), ctypes.byref(tool), self._out, len(self._out), ctypes.byref(n)
+            ),
+            "trocar_tracker_update",
+        )
+        return [_contact_record(self._out[k]) for k in range(n.value)]
+
+    def strip(self, segment):
+        """A copy of segment `segment`'s closest strip from the last update (ContactRecords, each triangle
+        checked exactly; [] when the segment was not in contact)."""
+        ptr = ctypes.POINTER(Contact)()
+        n = ctypes.c_uint32()
+        _check(
+            _lib.trocar_tracker_strip(self._h(), segment, ctypes.byref(ptr), ctypes.byref(n)),
+            "trocar_tracker_strip",
+        )
+        return [_contact_record(ptr[k]) for k in range(n.value)]
+
+    def reseed(self, results, query_index=0):
+        """Offers the hits of query `query_index` of a clip-select Results on this mesh as starting points."""
+        _check(_lib.trocar_tracker_reseed(self._h(), results._h(), query_index), "trocar_tracker_reseed")
+
+
+class CcdResults(_Handle):
+    """A TrocarCcdResults: the contacts of the last query_ccd. A context manager; close() destroys it."""
+
+    def __init__(self, context):
+        handle = ctypes.c_void_p()
+        _check(
+            _lib.trocar_ccd_results_create(context._h(), ctypes.byref(handle)), "trocar_ccd_results_create"
+        )
+        self._handle = handle
+
+    _destroy = "trocar_ccd_results_destroy"
+    _what = "the CCD results object"
+
+    def contacts(self):
+        """A copy of the last query's contacts as CcdContactRecords, sorted by time of impact."""
+        ptr = ctypes.POINTER(CcdContact)()
+        n = ctypes.c_uint32()
+        _check(
+            _lib.trocar_ccd_results_contacts(self._h(), ctypes.byref(ptr), ctypes.byref(n)),
+            "trocar_ccd_results_contacts",
+        )
+        return [
+            CcdContactRecord(
+                c.time_of_impact,
+                tuple(c.point),
+                tuple(c.normal),
+                c.kind,
+                tuple(c.feature_a),
+                tuple(c.feature_b),
+            )
+            for c in (ptr[k] for k in range(n.value))
+        ]
+
+
+def _ccd(fn, name, points, min_separation):
+    flat = [float(x) for x in _flatten(points)]
+    if len(flat) != 24:
+        raise ValueError("%s: 8 points (24 numbers) expected, got %d numbers" % (name, len(flat)))
+    arr = (ctypes.c_double * 24)(*flat)
+    toi = ctypes.c_double()
+    hit = ctypes.c_uint32()
+    _check(fn(arr, float(min_separation), ctypes.byref(toi), ctypes.byref(hit)), name)
+    return bool(hit.value), toi.value
+
+
+def ccd_vertex_face(points, min_separation=0.0):
+    """(collides, time_of_impact) of a vertex and a triangle moving linearly over the step: 8 points, the
+    vertex and the triangle's three corners at t = 0, then the same at t = 1 (the CCD benchmark's order).
+    Conservative: never False where they meet; the time is a lower bound (1.0 when they do not meet)."""
+    return _ccd(_lib.trocar_ccd_vertex_face, "trocar_ccd_vertex_face", points, min_separation)
+
+
+def ccd_edge_edge(points, min_separation=0.0):
+    """(collides, time_of_impact) of two edges moving linearly: a0, a1, b0, b1 at t = 0, then at t = 1."""
+    return _ccd(_lib.trocar_ccd_edge_edge, "trocar_ccd_edge_edge", points, min_separation)
