@@ -585,11 +585,11 @@ impl State {
                 point: self.found_ends[j].found.closest.on_mesh,
             });
             let slack = STRIP_MOVE_SLACK * (1.0 + a.abs().max(b.abs()).max_element());
-            // The last update's strip still stands when the positions did not change, it still holds the
-            // dynamic point and every route target it reached, and no route cut short for being out of reach
-            // could now go on. Then only its triangles that might have come closer than the dynamic point
-            // are checked again (a strip triangle's distance moves by at most as much as the segment's ends
-            // did since it was last checked); the strip contacts themselves are computed when read.
+            // The last update's strip still stands when it holds (or borders) the dynamic point's triangle and
+            // every route target it reached, and no route cut short for being out of reach could now go on.
+            // Then only its triangles that might have come closer than the dynamic point are checked again (a
+            // strip triangle's distance moves by at most the segment ends' travel plus the mesh's largest
+            // vertex moves since it was last checked); the strip contacts themselves are computed when read.
             let version = pos.version();
             if reusable {
                 let (last_a, last_b) = cache.segment;
