@@ -117,10 +117,12 @@ void tracker_on_the_liver(Mesh &m) {
             expect(contacts.size() == 4, fmt("%g contacts for 4 segments", double(contacts.size())));
             for (uint32_t k2 = 0; k2 < contacts.size(); k2++) {
                 const TrocarContact &c = contacts[k2];
-                const V3 a = lerp(f3(tool.entry), f3(tool.tip), k2 / 4.0), b = lerp(f3(tool.entry), f3(tool.tip), (k2 + 1) / 4.0);
+                const V3 a = lerp(f3(tool.entry), f3(tool.tip), k2 / 4.0);
+                const V3 b = lerp(f3(tool.entry), f3(tool.tip), (k2 + 1) / 4.0);
                 const double want = nearest(m, a, b);
                 expect(c.segment == k2, "segment order");
-                expect(std::fabs(c.penetration - (radius - c.signed_distance)) < 1e-5, "penetration = radius - distance");
+                expect(std::fabs(c.penetration - (radius - c.signed_distance)) < 1e-5,
+                       "penetration = radius - distance");
                 if (c.signed_distance > 0 && want > 1e-3) {
                     // Apart: exact after a reseed; between reseeds never closer than the truth.
                     apart++;
@@ -134,7 +136,8 @@ void tracker_on_the_liver(Mesh &m) {
                 if (h == 0 && want == 0.0) {
                     // Crossing the surface right after a reseed: reported in contact.
                     deep++;
-                    expect(c.penetration >= radius - 1e-4, fmt("step %g: crossing segment, penetration %g", step, c.penetration));
+                    expect(c.penetration >= radius - 1e-4,
+                           fmt("step %g: crossing segment, penetration %g", step, c.penetration));
                 }
                 const trocar::ContactView strip = tracker.strip(k2);
                 expect(strip.empty() == (c.penetration <= 0), "a strip exactly when in contact");

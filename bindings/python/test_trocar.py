@@ -590,7 +590,8 @@ class CcdTest(unittest.TestCase):
         self.assertTrue(hit and 0.45 - 0.1 <= toi <= 0.45 + 1e-9, toi)
         # An edge along x sinking through an edge along y at t = 0.25.
         b = [(0.5, -1.0, 0.0), (0.5, 1.0, 0.0)]
-        hit, toi = trocar.ccd_edge_edge([(0.0, 0.0, 0.5), (1.0, 0.0, 0.5)] + b + [(0.0, 0.0, -1.5), (1.0, 0.0, -1.5)] + b)
+        a0, a1 = [(0.0, 0.0, 0.5), (1.0, 0.0, 0.5)], [(0.0, 0.0, -1.5), (1.0, 0.0, -1.5)]
+        hit, toi = trocar.ccd_edge_edge(a0 + b + a1 + b)
         self.assertTrue(hit)
         self.assertTrue(0.25 - 1e-5 <= toi <= 0.25, toi)
 
