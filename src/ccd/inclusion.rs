@@ -15,6 +15,7 @@
 //! vertices, so no corner lies outside the face.
 
 use super::coplanarity::{TIME_SLAB, coplanar_times};
+use super::exact::{StaticFace, predicates_exact, segments_touch, static_face, vertex_on_triangle};
 
 /// Unit roundoff of `f64` (half an ulp of 1).
 const U: f64 = f64::EPSILON / 2.0;
@@ -39,8 +40,10 @@ pub(crate) const TOLERANCE: f64 = 1.0 / (1u64 << 62) as f64;
 const SEPARATION_SLACK: f64 = 1.0 / 1024.0;
 
 /// Cells examined before the search gives up and answers "contact" (conservatively) at the earliest time still
-/// undecided.
-pub(crate) const MAX_BOXES: usize = 1 << 14;
+/// undecided. 2^12: every query of the shared samples that the search decides as "no contact" takes at most
+/// 3,147 cells (cube-cliff edge-edge); 2^11 turned one more of them into a false positive, and 2^14 only made
+/// the four queries that exhaust it (the cube-cliff edges passing within ~1e-17) four times slower.
+pub(crate) const MAX_BOXES: usize = 1 << 12;
 
 /// Deepest split chain: each split halves one parameter (measured from its nearer end, so 66 halvings reach
 /// 2^-66 at either end).
@@ -551,7 +554,13 @@ fn grown(c: &Cell) -> Cell {
 ///
 /// Guarantee: `None` only if |F| > `separation` over the whole domain (exact real arithmetic on the given
 /// doubles), i.e. the primitives never come within `separation` of each other (Euclidean distance). A
-/// `Some` carries a lower bound of the first such time. Its cell is proven to hold a contact (a zero of F by
+/// `Some` carries a lower bound of the first such time: no contact happens before it. Without a separation,
+/// contacts at t = 0 or t = 1 and a vertex against a static face are first decided exactly (see
+/// `exact.rs`); a contact so proven at t = 1 or on a static face is reported at the start of the first
+/// coplanarity slab that can hold it, and after any contact is known, a cell at most 2^-20 long in time whose
+/// enclosure is at most 2^-20·scale wide ends the search at its start (the primitives are within
+/// √3·2^-20·scale of each other there). The contact itself is proven exactly (above), or by a cell that holds
+/// one (a zero of F by
 /// Miranda's theorem, or, with a separation, every coordinate of F within ±separation: the ∞-norm, so
 /// Euclidean distances up to √3·separation may be reported), or, for contacts at the edge of double
 /// precision, every component of F is within `separation + TOLERANCE·scale` of zero somewhere in it (scale:
@@ -567,22 +576,81 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
             let mut times = times?;
             let first = times.next()?;
             let (p, scale, separation) = normalize(points, separation);
+            // Exact decisions of the degenerate configurations that the search can only refine towards.
+            let mut known_at_end = false;
+            if predicates_exact(&p) {
+                if touching(pair, &p, 0) {
+                    // In contact when the step starts: the first contact is t = 0 itself.
+                    return Some(root_at(pair, &p, 0.0));
+                }
+                if pair == Pair::VertexFace {
+                    match static_face(&p) {
+                        StaticFace::Misses => return None,
+                        // The one contact is at the cubic's one root, which no time before the first slab
+                        // can be (the cubic is provably non-zero there).
+                        StaticFace::Crosses => return Some(root_at(pair, &p, first.0)),
+                        StaticFace::Unknown => {}
+                    }
+                }
+                // In contact when the step ends: a contact is proven, only earlier ones remain to be ruled
+                // out, and to the time tolerance (see `Search::run`).
+                known_at_end = touching(pair, &p, 4);
+            }
             let search = Search::new(pair, &p, scale, separation);
             for (t0, t1) in std::iter::once(first).chain(times) {
                 if t1 - t0 > TIME_SLAB {
                     // The cubic is indistinguishable from zero here (e.g. motion within a plane): search the
                     // whole domain instead, as without the filter.
-                    return search.run(Cell::ROOT, false, &mut budget);
+                    let known = known_at_end.then(|| root_at(pair, &p, 1.0));
+                    return search.run(Cell::ROOT, false, known, &mut budget);
                 }
-                if let Some(root) = search.run(Cell::slab(t0, t1), true, &mut budget) {
-                    return Some(root);
+                if known_at_end && t1 >= 1.0 {
+                    // The slab that holds the contact at t = 1, with no contact in any earlier slab: the first
+                    // contact is in this slab, not before its start.
+                    return Some(root_at(pair, &p, t0));
+                }
+                let earlier = search.run(Cell::slab(t0, t1), true, None, &mut budget);
+                if earlier.is_some() {
+                    return earlier;
                 }
             }
-            return None;
+            // Only reached with a contact at t = 1 when the filter's last slab ended before it, which the
+            // filter's bounds exclude; [0, 1) is free of contacts either way.
+            return known_at_end.then(|| root_at(pair, &p, 1.0));
         }
     }
     let (p, scale, separation) = normalize(points, separation);
-    Search::new(pair, &p, scale, separation).run(Cell::ROOT, false, &mut budget)
+    Search::new(pair, &p, scale, separation).run(Cell::ROOT, false, None, &mut budget)
+}
+
+/// True only if the two primitives touch, exactly, at the start (`k = 0`) or the end (`k = 4`) of the step.
+fn touching(pair: Pair, p: &[[f64; 3]; 8], k: usize) -> bool {
+    match pair {
+        Pair::VertexFace => vertex_on_triangle(p[k], p[k + 1], p[k + 2], p[k + 3]),
+        Pair::EdgeEdge => segments_touch(p[k], p[k + 1], p[k + 2], p[k + 3]),
+    }
+}
+
+/// A contact reported at `time` (decided elsewhere), located on the primitives by Gauss-Newton on |F(time, u,
+/// v)|² over [0, 1]² (F is linear in each of u and v). Only locates, never decides.
+fn root_at(pair: Pair, p: &[[f64; 3]; 8], time: f64) -> Root {
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let diff = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let (mut u, mut v) = (0.5, 0.5);
+    for _ in 0..4 {
+        let f = value(pair, p, time, u, v);
+        let ju = diff(value(pair, p, time, 1.0, v), value(pair, p, time, 0.0, v));
+        let jv = diff(value(pair, p, time, u, 1.0), value(pair, p, time, u, 0.0));
+        let (a, b, c) = (dot(ju, ju), dot(ju, jv), dot(jv, jv));
+        let (ru, rv) = (-dot(ju, f), -dot(jv, f));
+        let det = a * c - b * b;
+        if det == 0.0 || !det.is_finite() {
+            break;
+        }
+        u = (u + (ru * c - rv * b) / det).clamp(0.0, 1.0);
+        v = (v + (a * rv - b * ru) / det).clamp(0.0, 1.0);
+    }
+    Root { time, u, v }
 }
 
 /// What the search needs about one query: the projections it bounds F with and its stopping widths.
@@ -622,13 +690,13 @@ impl<'a> Search<'a> {
     /// none there. `slab`: the cell is at most [`TIME_SLAB`] long in time, so any proven cell pins the time
     /// of impact to the slab and Miranda's test is tried on every cell that is not discarded, whatever its
     /// size. `budget`: cells left to examine, shared by all the slabs of a query.
-    fn run(&self, root: Cell, slab: bool, budget: &mut usize) -> Option<Root> {
+    fn run(&self, root: Cell, slab: bool, known: Option<Root>, budget: &mut usize) -> Option<Root> {
         let (pair, p, separation) = (self.pair, self.p, self.separation);
         let (axes, extra) = (&self.axes, &self.extra);
         let (proof_width, tolerance) = (self.proof_width, self.tolerance);
         let mut stack = [root; MAX_DEPTH + 2];
         let mut len = 1;
-        let mut best: Option<Root> = None;
+        let mut best: Option<Root> = known;
         while len > 0 {
             len -= 1;
             let mut cell = stack[len];
@@ -684,7 +752,14 @@ impl<'a> Search<'a> {
             {
                 continue;
             }
+            // Once a contact is known (proven, or at the edge of double precision), the answer is "contact"
+            // whatever else is found, and the cells left only bound its time: a cell pinned to the time
+            // tolerance, within which the primitives are within √3·proof_width of each other, ends the search
+            // at its start (a lower bound of the first contact, since every earlier cell was ruled out).
+            let pinned =
+                best.is_some() && width <= proof_width && cell.t[1] - cell.t[0] <= TIME_SLAB;
             let found = within
+                || pinned
                 || ((slab || width <= proof_width) && miranda(pair, p, &grown(&cell), &values))
                 || width <= tolerance
                 || cell.depth as usize >= MAX_DEPTH;

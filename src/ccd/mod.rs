@@ -8,6 +8,7 @@ pub mod broadphase;
 pub mod contact;
 pub mod coplanarity;
 pub mod edge_edge;
+mod exact;
 pub mod inclusion;
 pub mod mesh_pair;
 pub mod swept_box;
@@ -85,6 +86,52 @@ mod tests {
         // Beside the face (x + z > 1): no contact, however close.
         assert_eq!(vertex_face(&falling_vertex(0.5, 0.5 + 1e-12), 0.0), None);
         assert!(vertex_face(&falling_vertex(0.5, 0.5), 0.0).is_some());
+    }
+
+    #[test]
+    fn degenerate_contacts_at_the_ends_of_the_step_are_decided_exactly() {
+        // The face slides along x by 0.25 while the vertex comes down onto its hypotenuse, reaching it exactly
+        // at t = 1 (x + z = 1.25 there): a proven contact whose time is pinned to within 2^-19 below 1.
+        let face = |dx: f64| [[dx, 0.0, 0.0], [1.0 + dx, 0.0, 0.0], [dx, 0.0, 1.0]];
+        let (f0, f1) = (face(0.0), face(0.25));
+        let q = [
+            [0.625, 1.0, 0.625],
+            f0[0],
+            f0[1],
+            f0[2],
+            [0.625, 0.0, 0.625],
+            f1[0],
+            f1[1],
+            f1[2],
+        ];
+        let hit = vertex_face(&q, 0.0).expect("ends on the hypotenuse");
+        assert!(hit.time <= 1.0 && hit.time >= 1.0 - 2.0 * 1e-6, "{hit:?}");
+        // 2^-40 short of the plane at t = 1: no contact at all.
+        let mut short = q;
+        short[4][1] = 1.0 / (1u64 << 40) as f64;
+        assert_eq!(vertex_face(&short, 0.0), None);
+        // Starting on the hypotenuse: t = 0 exactly.
+        let mut start = q;
+        start[0] = [0.5, 0.0, 0.5];
+        assert_eq!(vertex_face(&start, 0.0).map(|h| h.time), Some(0.0));
+        // Edges touching end to end when the step ends, and crossing when it starts.
+        let e = [
+            [0.0, 1.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 0.0, 1.0],
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 0.0, 1.0],
+        ];
+        let hit = edge_edge(&e, 0.0).expect("ends touching");
+        assert!(hit.time <= 1.0 && hit.time >= 1.0 - 2.0 * 1e-6, "{hit:?}");
+        let mut crossing = e;
+        crossing[0] = [1.0, 0.0, 0.5];
+        crossing[1] = [1.0, 0.0, 0.5];
+        crossing[1][0] = 2.0;
+        assert_eq!(edge_edge(&crossing, 0.0).map(|h| h.time), Some(0.0));
     }
 
     #[test]
