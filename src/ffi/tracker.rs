@@ -122,9 +122,10 @@ pub unsafe extern "C" fn trocar_tracker_update(
 
 /// A view of segment `segment`'s closest strip from the last update: every strip triangle checked exactly
 /// against the segment, one `TrocarContact` each (empty, NULL with count 0, when the segment was not in
-/// contact); the first is the segment's dynamic point's triangle. The checks run at the first call after an
-/// update (an update alone does not pay for them), on the positions current then: the update's, unless
-/// `trocar_mesh_update_positions` ran since. A strip contact's distance is signed for its
+/// contact); the first is the segment's own closest triangle (the contact's while the segment is apart from the
+/// surface; one it crosses when it is inside, where the contact is the deepest end point's). The checks run at
+/// the first call after an update (an update alone does not pay for them), on the positions current then:
+/// the update's, unless `trocar_mesh_update_positions` ran since. A strip contact's distance is signed for its
 /// triangle alone: negative when the segment lies behind that triangle or crosses it with an end point behind
 /// it (how far past it the tool reached), never negative while the segment's own contact says it is outside.
 /// Valid until the next update of this tracker or its destruction.

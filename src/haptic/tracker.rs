@@ -335,7 +335,8 @@ impl Tracker {
 
     /// The closest strip of segment `segment` from the last update (empty when the segment was not in contact),
     /// each triangle checked exactly against that update's segment when first read after it, on the positions
-    /// current then (the update's, unless `update_positions` ran since), the dynamic point's triangle first.
+    /// current then (the update's, unless `update_positions` ran since), the segment's own closest triangle first
+    /// (the contact's triangle while the segment is apart from the surface).
     /// Hold the guard briefly: an update meanwhile fails as busy.
     pub fn strip(&self, segment: usize) -> Result<MappedMutexGuard<'_, [Contact]>> {
         let state = self.state.try_lock().ok_or_else(busy)?;
