@@ -659,10 +659,17 @@ impl State {
                 }
                 if let Some(m) = nearest {
                     strip_moves += 1;
-                    found = walk(pos, topology, m, &probe, WALK_STEPS, &mut counters);
-                    outside = apart_outside(pos, topology, &found);
                     let ends = &mut self.found_ends[k..k + 2];
-                    contact = contact_of(pos, topology, ends, k, &found, outside, tool.radius);
+                    (found, outside, contact) = move_to(
+                        pos,
+                        topology,
+                        m,
+                        &probe,
+                        ends,
+                        k,
+                        tool.radius,
+                        &mut counters,
+                    );
                     rebuild = true;
                 }
             }
@@ -710,10 +717,17 @@ impl State {
                 if let Some(m) = nearest {
                     if pass == 0 && m.closest.distance < found.closest.distance - slack {
                         strip_moves += 1;
-                        found = walk(pos, topology, m, &probe, WALK_STEPS, &mut counters);
-                        outside = apart_outside(pos, topology, &found);
                         let ends = &mut self.found_ends[k..k + 2];
-                        contact = contact_of(pos, topology, ends, k, &found, outside, tool.radius);
+                        (found, outside, contact) = move_to(
+                            pos,
+                            topology,
+                            m,
+                            &probe,
+                            ends,
+                            k,
+                            tool.radius,
+                            &mut counters,
+                        );
                         rebuild = true;
                     }
                 }
@@ -783,6 +797,25 @@ impl State {
         s.vertex_scans += self.vertex_scans;
         s.seeds_taken += self.seeds_taken;
     }
+}
+
+/// Moves segment `k`'s dynamic point to strip triangle `m` (closer than its own) and walks on from there;
+/// returns where it lands, whether it is apart and outside there, and its contact.
+#[allow(clippy::too_many_arguments)]
+fn move_to<P: Positions>(
+    pos: &P,
+    topology: &Topology,
+    m: Found,
+    probe: &Probe,
+    ends: &mut [EndPoint],
+    k: usize,
+    radius: f32,
+    counters: &mut WalkCounters,
+) -> (Found, bool, Contact) {
+    let found = walk(pos, topology, m, probe, WALK_STEPS, counters);
+    let outside = apart_outside(pos, topology, &found);
+    let contact = contact_of(pos, topology, ends, k, &found, outside, radius);
+    (found, outside, contact)
 }
 
 /// The contact of segment `k` found on `found` (`outside`: apart from the surface and outside), deciding its
