@@ -119,3 +119,63 @@ fn track(name: &str, radii: Vec3, segments: u32, seed: u64) {
     assert!(inside > 0, "{name}: the trajectory must go inside");
     assert_eq!(stats.vertex_scans, 1, "{name}: one start-up scan only");
 }
+
+/// The tool held still while the sphere slides and turns under it, its positions rewritten on two updates of
+/// three: every end point probe sees the same point, so only the positions' version tells a reusable answer
+/// (the same positions) from a stale one (the tip's depth and closest triangle changed). Every contact must
+/// equal the brute force's, on the updates after a write and on those between.
+#[test]
+fn a_still_tool_follows_the_mesh_moving_under_it() {
+    let center = Vec3::new(0.5, -1.0, 2.0);
+    let (rest, triangles) = ellipsoid(3, center, Vec3::splat(3.0));
+    for segments in [1u32, 2, 4] {
+        let ctx = common::cpu_context(1);
+        let mesh = ctx.create_mesh(&rest, &triangles).unwrap();
+        let def = TrackerDef {
+            segment_count: segments,
+            max_strip_length: 16,
+        };
+        let tracker = ctx.create_tracker(mesh, &def).unwrap();
+        let radius = 0.2;
+        // The tip 0.4 inside the rest surface, the entry far out along the same direction.
+        let tool = Tool {
+            entry: center + Vec3::new(1.0, 2.0, 9.0),
+            tip: center + Vec3::new(0.3, 0.5, 2.6).normalize() * 2.6,
+            radius,
+            up: Vec3::ZERO,
+        };
+        let mut positions = rest.clone();
+        let mut contacts = vec![Contact::default(); segments as usize];
+        let mut depths = Vec::new();
+        for step in 0..240 {
+            if step % 3 != 2 {
+                let s = step as f32 * 0.02;
+                let shift = Vec3::new(0.3 * s.sin(), 0.2 * (1.3 * s).sin(), 0.25 * (0.7 * s).sin());
+                let (sin, cos) = (0.3 * s).sin_cos();
+                for (p, q) in positions.iter_mut().zip(&rest) {
+                    let r = Vec3::from(*q) - center;
+                    let turned = Vec3::new(r.x * cos - r.y * sin, r.x * sin + r.y * cos, r.z);
+                    *p = (center + shift + turned).to_array();
+                }
+                ctx.update_positions(mesh, 0, &positions).unwrap();
+            }
+            let n = tracker.update(&tool, &mut contacts).unwrap();
+            for (k, c) in contacts[..n].iter().enumerate() {
+                let (a, b) = segment_ends(&tool, n, k);
+                let want = reference(&positions, &triangles, a, b, true);
+                let what = format!("{segments} segments, step {step}, segment {k}");
+                check_contact(&positions, &triangles, c, &want, radius, 2e-4, &what);
+                if k + 1 == n {
+                    depths.push(want.signed);
+                }
+            }
+        }
+        // The tip must have stayed inside and its depth must have changed, or nothing was tested.
+        let (low, high) = depths
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &d| {
+                (l.min(d), h.max(d))
+            });
+        assert!(high < 0.0 && high - low > 0.1, "depths {low}..{high}");
+    }
+}

@@ -158,6 +158,13 @@ struct State {
     found_ends: Vec<EndPoint>,
     /// Whether the attempt in progress looked at end point `j` (else nothing needed it).
     end_fresh: Vec<bool>,
+    /// Whether the attempt in progress walked end point `j` to a local minimum (a walk stopped by its step
+    /// bound goes on at the next update, so its answer cannot be reused).
+    end_settled: Vec<bool>,
+    /// End point `j`'s answer from the last committed update that looked at it, and the positions' version and
+    /// point it was found for: an update with the same point (the entry point never moves) on the same
+    /// positions and no reseed candidate would find exactly this, so it is taken as it is.
+    end_reuse: Vec<Option<(u64, Vec3, EndPoint)>>,
     /// The attempt's dynamic points, and whether each segment is apart from the surface and outside.
     found_segments: Vec<Found>,
     outside: Vec<bool>,
@@ -231,6 +238,8 @@ impl Tracker {
             next_end_inside: vec![false; n + 1],
             found_ends: vec![placeholder; n + 1],
             end_fresh: vec![false; n + 1],
+            end_settled: vec![false; n + 1],
+            end_reuse: vec![None; n + 1],
             found_segments: vec![placeholder.found; n],
             outside: vec![false; n],
             contacts: Vec::with_capacity(n),
@@ -430,6 +439,7 @@ impl State {
         self.end_points.iter_mut().for_each(remap);
         self.seeds.clear();
         self.strips.iter_mut().for_each(|c| c.entries.clear());
+        self.end_reuse.fill(None);
         self.contacts.clear();
         self.topology = fresh;
         self.stats.topology_changes += 1;
@@ -441,6 +451,7 @@ impl State {
         self.segments.fill(NONE);
         self.end_points.fill(NONE);
         self.end_inside.fill(false);
+        self.end_reuse.fill(None);
     }
 
     /// One attempt at an update on `pos`. Reads the committed state, writes only the `next_*` buffers and the
@@ -525,6 +536,7 @@ impl State {
                     !self.outside[k] || self.found_segments[k].closest.distance < tool.radius
                 });
             self.end_fresh[j] = needed;
+            self.end_settled[j] = false;
             if !needed {
                 // Apart and out of contact: nothing reads it; it stays where it was.
                 self.next_end_points[j] = self.end_points[j];
@@ -542,6 +554,18 @@ impl State {
                 self.next_end_points[j] = found.triangle;
                 continue;
             }
+            let version = pos.version();
+            if let Some((_, _, end)) = self.end_reuse[j].filter(|&(v, q, e)| {
+                Some(v) == version
+                    && q == p
+                    && e.found.triangle == self.end_points[j]
+                    && self.seeds.end_points[j].iter().all(|&s| s == NONE)
+            }) {
+                self.found_ends[j] = end;
+                self.next_end_points[j] = end.found.triangle;
+                self.end_settled[j] = true;
+                continue;
+            }
             let probe = Probe::Point(p);
             let found = evaluate(pos, topology, start, &probe, &mut counters);
             // Inside, an end point keeps following the surface it entered through (see `contact`): a seed
@@ -553,7 +577,9 @@ impl State {
             };
             let seeded = closest_of(pos, topology, found, seeds, &probe, &mut counters);
             seeds_taken += u64::from(seeded.triangle != found.triangle);
+            let before = counters.steps;
             let found = walk(pos, topology, seeded, &probe, steps, &mut counters);
+            self.end_settled[j] = counters.steps - before < u64::from(steps);
             self.next_end_points[j] = found.triangle;
             self.found_ends[j] = EndPoint::new(p, found);
         }
@@ -632,7 +658,8 @@ impl State {
                     let cut_short = cache.cut_short.contains(&Some(i));
                     let lower = e.found.closest.distance - (travel - e.travel) as f32;
                     // The walk ended where no vertex-sharing neighbour is closer: those cannot move it.
-                    let might_beat = lower < to_beat
+                    let might_beat = to_beat > 0.0
+                        && lower < to_beat
                         && !topology.triangles[t as usize]
                             .iter()
                             .any(|v| own.contains(v));
@@ -640,6 +667,7 @@ impl State {
                     if !might_beat && !might_extend {
                         continue;
                     }
+
                     // On the same positions as its last check, its prepared corners still hold.
                     if e.version == version {
                         counters.exact_tests += 1;
@@ -738,6 +766,7 @@ impl State {
             self.next_segments[k] = found.triangle;
             self.contacts.push(contact);
         }
+
         // An end point left alone has only segments apart and outside around it: it is outside too.
         for j in 0..=n {
             self.next_end_inside[j] = self.end_fresh[j] && self.found_ends[j].is_inside();
@@ -781,6 +810,18 @@ impl State {
     /// Makes the last (consistent) attempt's answers the tracker's.
     fn commit(&mut self, cost: ReadCost) {
         self.committed_attempt = self.attempt;
+        // Only a committed (untorn) attempt's end points may be reused: a torn one read mixed positions.
+        for j in 0..self.end_reuse.len() {
+            if self.end_fresh[j] {
+                self.end_reuse[j] = match (self.end_settled[j], self.read_version) {
+                    (true, Some(v)) => {
+                        let e = self.found_ends[j];
+                        Some((v, e.point, e))
+                    }
+                    _ => None,
+                };
+            }
+        }
         self.strip_read.fill(false);
         std::mem::swap(&mut self.segments, &mut self.next_segments);
         std::mem::swap(&mut self.end_points, &mut self.next_end_points);
