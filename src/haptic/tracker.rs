@@ -6,7 +6,9 @@
 //!    triangle of one of its surviving vertices (a scan of the vertices when none survives).
 //! 2. On one consistent copy of the positions ([`super::mirror`]): walk each segment's dynamic point from
 //!    where it was (or from a reseed candidate if that is closer), then the end point probes a segment needs:
-//!    those of segments in contact (their strips' route targets) or crossing the surface (their depth).
+//!    those of segments in contact (their strips' route targets) or crossing the surface (their depth). A probe
+//!    at the same point on the same positions as the last one that settled takes its answer (the entry point
+//!    never moves, so between simulation steps one of a one-segment tool's two probes costs nothing).
 //! 3. Per segment: its contact ([`super::contact`]); if in contact, its closest strip, and the dynamic point
 //!    moved to a strip triangle closer than its own (the paper's remedy for a point trapped in a local
 //!    concavity), walked on, and the strip rebuilt from there. The last strip is kept
