@@ -45,6 +45,8 @@ TROCAR_LIBRARY="$PWD/$lib" TROCAR_SHARED="$shared" TROCAR_C_RECORD="$record" pyt
 
 echo "--- bindings: C# (P/Invoke under Mono)"
 mcs -unsafe -warnaserror -out:"$out/csharp/TrocarTest.exe" bindings/csharp/Trocar.cs bindings/csharp/TrocarTest.cs
+# Runtimes without Span<T> (TROCAR_NO_SPAN, see Trocar.cs): the binding must still compile there.
+mcs -unsafe -warnaserror -define:TROCAR_NO_SPAN -target:library -out:"$out/csharp/TrocarNoSpan.dll" bindings/csharp/Trocar.cs
 # [DllImport("trocar")]: Mono finds libtrocar.so through LD_LIBRARY_PATH.
 LD_LIBRARY_PATH="$PWD/target/release${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     mono --debug "$out/csharp/TrocarTest.exe" "$shared" "$record"
