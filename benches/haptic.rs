@@ -10,8 +10,9 @@
 //! followed by reading every strip in contact (strips are checked exactly when read; timed together, with the
 //! mean strip length), the update on a mesh whose positions never change (the working set stays in cache), the
 //! bare dynamic point (no strip), one segment with a simulation thread rewriting every vertex without pause,
-//! what attaching a tracker costs `update_positions` and `set_triangles`, and the issue's targets (one segment
-//! ≤ 1 µs, the 1.12M mesh ≤ 1.5× the 4.4k one).
+//! what attaching a tracker costs `update_positions` and `set_triangles` (a local cut of 64 triangles made
+//! the way SOFA makes one, its restoration, and a list in which every triangle changed slot), and the
+//! issue's targets (one segment ≤ 1 µs, the 1.12M mesh ≤ 1.5× the 4.4k one).
 //!
 //! `-- --quick` (or `TROCAR_BENCH_QUICK=1`) is a smoke run: the two smaller meshes, a few hundred updates.
 
@@ -371,20 +372,40 @@ fn main() {
         // set_triangles (median of a few each, with and without a tracker attached).
         let mut deformed = Vec::new();
         wave.positions(0.3, &mut deformed);
+        // A local cut the way SOFA makes one: 64 triangles of one spot removed, each slot taken by the last
+        // triangle; restoring the list is another local change.
+        let mut cut = t.clone();
+        for k in 0..64 {
+            cut.swap_remove(t.len() / 3 + 7 * k);
+        }
+        // And a list in which every triangle changed slot (rotated by one), which is built from scratch.
+        let mut rotated = t.clone();
+        rotated.rotate_left(1);
         let costs = |label: &str| {
-            let (mut up, mut tri) = (Vec::new(), Vec::new());
+            let (mut up, mut cuts, mut restores, mut whole) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let timed = |list: &[[u32; 3]], into: &mut Vec<f64>| {
+                let t0 = Instant::now();
+                ctx.set_triangles(mesh, list).unwrap();
+                into.push(t0.elapsed().as_secs_f64());
+            };
             for _ in 0..if quick { 2 } else { 7 } {
                 let t0 = Instant::now();
                 ctx.update_positions(mesh, 0, &deformed).unwrap();
                 up.push(t0.elapsed().as_secs_f64());
-                let t0 = Instant::now();
-                ctx.set_triangles(mesh, &t).unwrap();
-                tri.push(t0.elapsed().as_secs_f64());
+                timed(&cut, &mut cuts);
+                timed(&t, &mut restores);
+                timed(&rotated, &mut whole);
+                timed(&t, &mut whole);
             }
+            let median = |v: &mut Vec<f64>| format_time(median_p90(v).0);
             format!(
-                "{label}: update_positions of every vertex {}, set_triangles {}",
-                format_time(median_p90(&mut up).0),
-                format_time(median_p90(&mut tri).0)
+                "{label}: update_positions of every vertex {}, set_triangles cutting 64 triangles {}, \
+                 restoring them {}, every slot changed {}",
+                median(&mut up),
+                median(&mut cuts),
+                median(&mut restores),
+                median(&mut whole)
             )
         };
         let bare = costs("no tracker");

@@ -94,6 +94,25 @@ fn replaced_triangles_never_leave_a_dead_triangle() {
     check(&contacts, &all, "restored");
     assert_eq!(tracker.stats().unwrap().vertex_scans, scans + 1);
 
+    // The cut again, made the way SOFA makes one: each removed triangle's slot taken by the last triangle, so
+    // every other triangle keeps its index and the adjacency is updated, not rebuilt. Then restored the same
+    // way (the cut slots rewritten, the removed ones appended).
+    let mut sofa = all.clone();
+    let near: Vec<usize> = (0..all.len()).filter(|&i| !cut.contains(&all[i])).collect();
+    for &i in near.iter().rev() {
+        sofa.swap_remove(i);
+    }
+    assert_eq!(sofa.len(), cut.len());
+    ctx.set_triangles(mesh, &sofa).unwrap();
+    assert_eq!(tracker.update(&tool, &mut contacts).unwrap(), 2);
+    check(&contacts, &sofa, "after a SOFA-style cut");
+    // As after the first cut, the triangles around the tip are gone with all their vertices' fans: one scan.
+    assert_eq!(tracker.stats().unwrap().vertex_scans, scans + 2);
+    ctx.set_triangles(mesh, &all).unwrap();
+    assert_eq!(tracker.update(&tool, &mut contacts).unwrap(), 2);
+    check(&contacts, &all, "restored after the SOFA-style cut");
+    assert_eq!(tracker.stats().unwrap().vertex_scans, scans + 2);
+
     // Only a far cap survives: the tracked triangles' vertices are all gone, the walks start over (the tool
     // goes to the cap's outer side).
     let far: Vec<[u32; 3]> = all
@@ -106,8 +125,8 @@ fn replaced_triangles_never_leave_a_dead_triangle() {
     tracker.update(&below, &mut contacts).unwrap();
     check_with(&below, &contacts, &far, "far cap only");
     let stats = tracker.stats().unwrap();
-    assert_eq!(stats.vertex_scans, scans + 2);
-    assert_eq!(stats.topology_changes, 5);
+    assert_eq!(stats.vertex_scans, scans + 3);
+    assert_eq!(stats.topology_changes, 7);
 }
 
 #[test]

@@ -6,8 +6,9 @@
 //! A triangle's vertex-sharing neighbours are the union of its three corners' fans; the three across its
 //! edges are also stored directly, since the strip routing asks for them at every step.
 //!
-//! Built in O(triangles) by counting sort when a tracker is attached and again at every `set_triangles`,
-//! on the thread making that change: the haptic thread never builds anything.
+//! Built in O(triangles) by counting sort when a tracker is attached; at every `set_triangles`, updated
+//! where the list changed (a cut rewrites a few slots) or built again when much of it did; always on the
+//! thread making that change: the haptic thread never builds anything.
 
 use crate::error::{Error, Result};
 
@@ -15,7 +16,7 @@ use crate::error::{Error, Result};
 pub const NONE: u32 = u32::MAX;
 
 /// Vertex fans and edge neighbours of one triangle list.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Adjacency {
     /// `fans[fan_offsets[v] .. fan_offsets[v + 1]]`: the triangles using vertex `v`, ascending.
     fan_offsets: Vec<u32>,
@@ -23,6 +24,17 @@ pub struct Adjacency {
     /// The triangle across edge `i` (corners `i`, `i + 1`) of each triangle, or [`NONE`] on a boundary. On a
     /// non-manifold edge, the first other triangle of the fan.
     edge_neighbours: Vec<[u32; 3]>,
+}
+
+/// A triangle's distinct corners: a repeated corner (a degenerate, zero-area triangle) puts the triangle in
+/// that vertex's fan once.
+fn corners(t: &[u32; 3]) -> [Option<u32>; 3] {
+    let [a, b, c] = *t;
+    [
+        Some(a),
+        (b != a).then_some(b),
+        (c != a && c != b).then_some(c),
+    ]
 }
 
 fn grow<T>(v: &mut Vec<T>, n: usize) -> Result<()> {
@@ -34,15 +46,6 @@ impl Adjacency {
     /// The adjacency of `triangles` over `vertex_count` vertices (indices already validated).
     pub fn new(triangles: &[[u32; 3]], vertex_count: usize) -> Result<Self> {
         let mut adjacency = Self::default();
-        // A triangle lists a repeated corner (a degenerate, zero-area triangle) in that vertex's fan once.
-        let corners = |t: &[u32; 3]| {
-            let [a, b, c] = *t;
-            [
-                Some(a),
-                (b != a).then_some(b),
-                (c != a && c != b).then_some(c),
-            ]
-        };
         let offsets = &mut adjacency.fan_offsets;
         grow(offsets, vertex_count + 1)?;
         offsets.resize(vertex_count + 1, 0);
@@ -95,6 +98,129 @@ impl Adjacency {
             }
         }
         Ok(adjacency)
+    }
+
+    /// The adjacency of `new`, built from `self`, the adjacency of `old` (both over `vertex_count` vertices):
+    /// what [`Adjacency::new`] would build, in time proportional to what changed plus two streaming copies
+    /// instead of a counting sort's random accesses. A triangle keeps its index in a local edit the way
+    /// simulators make them (SOFA removes a triangle by moving the last one into its slot), so only the fans
+    /// of the changed triangles' corners and the edge neighbours of the triangles in those fans are
+    /// recomputed. `None` when more than an eighth of the triangles changed: a full build is then as fast.
+    pub fn updated(
+        &self,
+        old: &[[u32; 3]],
+        new: &[[u32; 3]],
+        vertex_count: usize,
+    ) -> Result<Option<Self>> {
+        if self.fan_offsets.len() != vertex_count + 1 || self.edge_neighbours.len() != old.len() {
+            return Ok(None);
+        }
+        let common = old.len().min(new.len());
+        let longest = old.len().max(new.len());
+        let limit = longest / 8;
+        if longest - common > limit {
+            return Ok(None);
+        }
+        // The changed slots, ascending: rewritten, added or removed.
+        let mut changed: Vec<u32> = Vec::new();
+        for (i, (a, b)) in old.iter().zip(new).enumerate() {
+            if a != b {
+                if changed.len() >= limit {
+                    return Ok(None);
+                }
+                changed.push(i as u32);
+            }
+        }
+        changed.extend(common as u32..longest as u32);
+        if changed.len() > limit {
+            return Ok(None);
+        }
+        let is_changed = |t: u32| changed.binary_search(&t).is_ok();
+        // (vertex, triangle) for every corner of a changed slot's new triangle, and the vertices whose fans
+        // change: the corners of the changed slots, before and after.
+        let mut joining: Vec<(u32, u32)> = Vec::new();
+        let mut affected: Vec<u32> = Vec::new();
+        for &t in &changed {
+            if let Some(tri) = old.get(t as usize) {
+                affected.extend(corners(tri).into_iter().flatten());
+            }
+            if let Some(tri) = new.get(t as usize) {
+                for v in corners(tri).into_iter().flatten() {
+                    joining.push((v, t));
+                    affected.push(v);
+                }
+            }
+        }
+        affected.sort_unstable();
+        affected.dedup();
+        joining.sort_unstable();
+
+        // Fans: runs of unaffected vertices copied whole (their offsets shifted), affected fans rebuilt.
+        let mut adjacency = Self::default();
+        grow(&mut adjacency.fan_offsets, vertex_count + 1)?;
+        grow(&mut adjacency.fans, self.fans.len() + joining.len())?;
+        let offsets = &mut adjacency.fan_offsets;
+        let fans = &mut adjacency.fans;
+        let mut joined = joining.iter().peekable();
+        let mut run_start = 0usize;
+        for &v in affected
+            .iter()
+            .chain(std::iter::once(&(vertex_count as u32)))
+        {
+            let v = v as usize;
+            // Vertices run_start..v keep their fans.
+            let (from, to) = (
+                self.fan_offsets[run_start] as usize,
+                self.fan_offsets[v] as usize,
+            );
+            let shift = fans.len() as i64 - from as i64;
+            offsets.extend(
+                self.fan_offsets[run_start..v]
+                    .iter()
+                    .map(|&o| (i64::from(o) + shift) as u32),
+            );
+            fans.extend_from_slice(&self.fans[from..to]);
+            if v == vertex_count {
+                break;
+            }
+            offsets.push(fans.len() as u32);
+            let start = fans.len();
+            fans.extend(self.fan(v as u32).iter().filter(|&&t| !is_changed(t)));
+            while let Some(&(_, t)) = joined.next_if(|&&(w, _)| w as usize == v) {
+                fans.push(t);
+            }
+            fans[start..].sort_unstable();
+            run_start = v + 1;
+        }
+        offsets.push(fans.len() as u32);
+
+        // Edge neighbours: kept, except for the triangles in an affected vertex's fan (any triangle sharing an
+        // edge with a changed one has both of that edge's corners there).
+        grow(&mut adjacency.edge_neighbours, new.len())?;
+        adjacency
+            .edge_neighbours
+            .extend_from_slice(&self.edge_neighbours[..common]);
+        adjacency.edge_neighbours.resize(new.len(), [NONE; 3]);
+        for &v in &affected {
+            let fan_start = adjacency.fan_offsets[v as usize] as usize;
+            let fan_end = adjacency.fan_offsets[v as usize + 1] as usize;
+            for k in fan_start..fan_end {
+                let t = adjacency.fans[k];
+                adjacency.edge_neighbours[t as usize] = std::array::from_fn(|i| {
+                    let (c, next) = (new[t as usize][i], new[t as usize][(i + 1) % 3]);
+                    if next == c {
+                        return NONE;
+                    }
+                    adjacency
+                        .fan(c)
+                        .iter()
+                        .copied()
+                        .find(|&u| u != t && new[u as usize].contains(&next))
+                        .unwrap_or(NONE)
+                });
+            }
+        }
+        Ok(Some(adjacency))
     }
 
     /// The triangles using vertex `v`, ascending.
@@ -199,6 +325,82 @@ mod tests {
                 assert!(neighbours(&adj, &tris, n).contains(&(t, e)));
             }
         }
+    }
+
+    /// Local edits the way simulators make them (slots rewritten, SOFA's swap-with-last removals, triangles
+    /// appended, degenerate ones included), each taken incrementally from the previous adjacency: every step
+    /// must equal a build from scratch, and large edits must fall back to one.
+    #[test]
+    fn an_updated_adjacency_equals_a_fresh_build() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        // A 30 x 30 vertex grid.
+        let side = 30u32;
+        let vertex_count = (side * side) as usize;
+        let mut tris = Vec::new();
+        for j in 0..side - 1 {
+            for i in 0..side - 1 {
+                let a = side * j + i;
+                tris.push([a, a + 1, a + side + 1]);
+                tris.push([a, a + side + 1, a + side]);
+            }
+        }
+        let mut adj = Adjacency::new(&tris, vertex_count).unwrap();
+        let mut incremental = 0;
+        for step in 0..200 {
+            let mut edited = tris.clone();
+            for _ in 0..1 + next(12) {
+                match next(4) {
+                    // A slot rewritten near its old corners (a re-meshed patch), sometimes degenerate.
+                    0 => {
+                        let t = next(edited.len());
+                        let v = edited[t][0] as usize;
+                        let near = |k: usize| ((v + k) % vertex_count) as u32;
+                        edited[t] = if next(5) == 0 {
+                            [near(0), near(0), near(1)]
+                        } else {
+                            [near(0), near(1 + next(3)), near(side as usize + next(2))]
+                        };
+                    }
+                    // Removed: the last triangle moves into its slot.
+                    1 if edited.len() > 1 => {
+                        let t = next(edited.len());
+                        edited.swap_remove(t);
+                    }
+                    // Appended.
+                    _ => {
+                        let v = next(vertex_count - side as usize - 2);
+                        edited.push([v as u32, v as u32 + 1, v as u32 + side]);
+                    }
+                }
+            }
+            // Now and then a large change (every slot shifted), which must fall back.
+            if step % 50 == 49 {
+                edited.rotate_left(1);
+            }
+            let fresh = Adjacency::new(&edited, vertex_count).unwrap();
+            match adj.updated(&tris, &edited, vertex_count).unwrap() {
+                Some(updated) => {
+                    assert_eq!(updated, fresh, "step {step}");
+                    incremental += 1;
+                }
+                None => assert!(step % 50 == 49, "step {step}: a local edit fell back"),
+            }
+            tris = edited;
+            adj = fresh;
+        }
+        assert!(incremental >= 190);
+        // Another vertex count: not an update of this adjacency.
+        assert!(
+            adj.updated(&tris, &tris, vertex_count + 1)
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]

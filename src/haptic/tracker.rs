@@ -428,9 +428,11 @@ impl State {
         }
         let fresh = view.topology();
         let old = &self.topology;
-        // A triangle of the new list sharing a vertex with the old one: the walk continues from there.
+        // The same triangle if its slot kept it (a local cut leaves the other slots alone), else a triangle of
+        // the new list sharing a vertex with the old one: the walk continues from there.
         let remap = |t: &mut u32| {
-            if *t != NONE {
+            let kept = fresh.triangles.get(*t as usize) == old.triangles.get(*t as usize);
+            if *t != NONE && !kept {
                 *t = old.triangles[*t as usize]
                     .iter()
                     .find_map(|&v| fresh.adjacency.fan(v).first().copied())

@@ -41,6 +41,31 @@ impl Topology {
             triangles: copy,
         })
     }
+
+    /// The topology of `triangles` as a successor of `self`: its adjacency updated where the list changed
+    /// ([`Adjacency::updated`]), or built from scratch when too much did.
+    pub fn successor(
+        &self,
+        triangles: &[[u32; 3]],
+        vertex_count: usize,
+        generation: u64,
+    ) -> Result<Self> {
+        let Some(adjacency) = self
+            .adjacency
+            .updated(&self.triangles, triangles, vertex_count)?
+        else {
+            return Self::new(triangles, vertex_count, generation);
+        };
+        let mut copy = Vec::new();
+        copy.try_reserve_exact(triangles.len())
+            .map_err(|_| Error::out_of_memory("the haptic triangle list"))?;
+        copy.extend_from_slice(triangles);
+        Ok(Self {
+            generation,
+            adjacency,
+            triangles: copy,
+        })
+    }
 }
 
 /// A mesh as its trackers see it.
@@ -84,10 +109,13 @@ impl HapticView {
         self.topology.lock().clone()
     }
 
-    /// Builds the topology of a new triangle list, without publishing it (so a failure changes nothing).
+    /// Builds the topology of a new triangle list, without publishing it (so a failure changes nothing): the
+    /// current one's adjacency updated where the list changed (a local cut costs what it changed plus two
+    /// streaming copies), or a new one when much of it did.
     pub(crate) fn next_topology(&self, triangles: &[[u32; 3]]) -> Result<Topology> {
         let generation = self.generation.load(Ordering::Relaxed) + 1;
-        Topology::new(triangles, self.mirror.vertex_count(), generation)
+        self.topology()
+            .successor(triangles, self.mirror.vertex_count(), generation)
     }
 
     /// Publishes a topology from [`HapticView::next_topology`].
