@@ -5,7 +5,9 @@
 mod common;
 
 use glam::{Vec3, vec3};
-use trocar::ccd::broadphase::{BvhScratch, SweepScratch, all_pairs, bvh_pairs, sweep_pairs};
+use trocar::ccd::broadphase::{
+    BvhScratch, GridScratch, SweepScratch, all_pairs, bvh_pairs, grid_pairs, sweep_pairs,
+};
 use trocar::ccd::contact::{TROCAR_CCD_EDGE_EDGE, TROCAR_CCD_FACE_VERTEX, TROCAR_CCD_VERTEX_FACE};
 use trocar::ccd::swept_box::{SweptBox, margin};
 use trocar::ccd::{CcdContact, CcdDef, Culling};
@@ -49,7 +51,12 @@ fn contacts(ctx: &Context, a: MeshId, b: MeshId, edge_edge: bool) -> Vec<CcdCont
     };
     ctx.query_ccd(a, b, &def, &mut results).unwrap();
     let swept = results.contacts().to_vec();
-    for culling in [Culling::SortAndSweep, Culling::Bvh, Culling::AllPairs] {
+    for culling in [
+        Culling::SortAndSweep,
+        Culling::Bvh,
+        Culling::Grid,
+        Culling::AllPairs,
+    ] {
         let other = CcdDef { culling, ..def };
         ctx.query_ccd(a, b, &other, &mut results).unwrap();
         assert_eq!(
@@ -176,7 +183,7 @@ fn cube_on_a_plane_edge_needs_edge_edge_tests() {
 }
 
 #[test]
-fn sort_and_sweep_and_bvh_find_exactly_the_all_pairs_candidates() {
+fn sort_and_sweep_bvh_and_grid_find_exactly_the_all_pairs_candidates() {
     // A small deterministic generator (xorshift), so the test needs no crate and always runs the same.
     let mut state = 0x9E37_79B9_7F4A_7C15_u64;
     let mut next = move || {
@@ -187,7 +194,8 @@ fn sort_and_sweep_and_bvh_find_exactly_the_all_pairs_candidates() {
     };
     let mut scratch = SweepScratch::default();
     let mut bvh = BvhScratch::default();
-    for round in 0..20 {
+    let mut grid = GridScratch::default();
+    for round in 0..24 {
         let mut boxes = |n: usize| -> Vec<SweptBox> {
             (0..n)
                 .map(|_| {
@@ -201,16 +209,39 @@ fn sort_and_sweep_and_bvh_find_exactly_the_all_pairs_candidates() {
                 .collect()
         };
         // Either list the longer (the tree is built over the shorter one), and tiny lists (a leaf, none).
-        let (na, nb) = [(150, 90), (40, 170), (3, 60), (0, 20)][round % 4];
-        let (a, b) = (boxes(na), boxes(nb));
+        // A flat list (every box in one plane) and point-like boxes stress the grid's cell size.
+        let (na, nb) = [
+            (150, 90),
+            (40, 170),
+            (3, 60),
+            (0, 20),
+            (120, 120),
+            (200, 30),
+        ][round % 6];
+        let flat = round % 6 == 4;
+        let points = round % 6 == 5;
+        let (mut a, mut b) = (boxes(na), boxes(nb));
+        for s in a.iter_mut().chain(b.iter_mut()) {
+            if flat {
+                (s.lo0[1], s.hi0[1], s.lo1[1], s.hi1[1]) = (1.0, 1.0, 1.0, 1.0);
+            }
+            if points {
+                (s.hi0, s.hi1) = (s.lo0, s.lo1);
+            }
+        }
         let m = margin(if round % 2 == 0 { 0.0 } else { 0.3 }, 20.0);
         let (mut swept, mut brute) = (Vec::new(), Vec::new());
         sweep_pairs(&a, &b, m, &mut scratch, &mut swept);
         all_pairs(&a, &b, m, &mut brute);
         let mut tree = Vec::new();
         bvh_pairs(&a, &b, m, &mut bvh, &mut tree);
+        let mut cells = vec![(u32::MAX, 0)];
+        grid_pairs(&a, &b, m, &mut grid, &mut cells);
+        assert_eq!(cells.remove(0), (u32::MAX, 0), "the grid must append");
         swept.sort_unstable();
         tree.sort_unstable();
+        cells.sort_unstable();
+        assert_eq!(cells, brute, "grid, round {round}");
         assert_eq!(swept, brute, "sort-and-sweep, round {round}");
         assert_eq!(tree, brute, "BVH, round {round}");
         // The big rounds must exercise both answers (tiny lists may find no pair at all).

@@ -1,5 +1,5 @@
 //! Candidate pairs of primitives whose swept boxes overlap during the step: sort-and-sweep along x on the
-//! boxes' whole-step spans, or a bounding-volume hierarchy over those spans, then the exact swept-box
+//! boxes' whole-step spans, a bounding-volume hierarchy over those spans, or a uniform grid, then the exact swept-box
 //! (trapezoid) test on each pair either leaves; and the brute-force all-pairs reference both are checked and
 //! measured against.
 
@@ -223,5 +223,169 @@ pub fn bvh_pairs(
                 }
             }
         }
+    }
+}
+
+/// Reusable storage of the uniform grid, so that a warmed-up query does not allocate.
+#[derive(Clone, Debug, Default)]
+pub struct GridScratch {
+    /// Per cell, where its boxes start in `items` (one more entry than cells).
+    starts: Vec<u32>,
+    items: Vec<u32>,
+    /// Per tree box, its cell range, or `None` when it lies outside the grid.
+    ranges: Vec<Option<[[usize; 2]; 3]>>,
+    /// Per tree box, the last query box that met it (a pair is tested once however many cells they share).
+    seen: Vec<u32>,
+    /// Per cell, where its next box goes while filling.
+    cursor: Vec<u32>,
+}
+
+/// Most cells per box of the gridded list: beyond this, cells cost more to clear and walk than they save.
+const CELLS_PER_BOX: f64 = 2.0;
+
+/// Appends to `out` every `(i, j)` for which `a[i]` and `b[j]` (grown by `margin`) overlap at some t in
+/// [0, 1]: a uniform grid over the region where both lists' whole-step spans overlap, filled with the shorter
+/// list's boxes (cells about as large as its average box, at most [`CELLS_PER_BOX`] cells per box), each box
+/// of the other list meeting the boxes of the cells it covers once, then the exact swept-box test on each
+/// pair. Boxes outside the common region are skipped without a cell visited: a tool against an organ costs
+/// what lies near the tool.
+pub fn grid_pairs(
+    a: &[SweptBox],
+    b: &[SweptBox],
+    margin: f64,
+    scratch: &mut GridScratch,
+    out: &mut Vec<(u32, u32)>,
+) {
+    let swap = b.len() > a.len();
+    let (tree, queries) = if swap { (a, b) } else { (b, a) };
+    if tree.is_empty() || queries.is_empty() {
+        return;
+    }
+    // Whole-step spans in f64, the tree's grown by the margin (once is enough for a pair within it).
+    let span = |s: &SweptBox, k: usize, grow: f64| {
+        let (lo, hi) = s.span(k);
+        (f64::from(lo) - grow, f64::from(hi) + grow)
+    };
+    let bounds = |boxes: &[SweptBox], grow: f64| {
+        let mut lo = [f64::INFINITY; 3];
+        let mut hi = [f64::NEG_INFINITY; 3];
+        for s in boxes {
+            for k in 0..3 {
+                let (l, h) = span(s, k, grow);
+                lo[k] = lo[k].min(l);
+                hi[k] = hi[k].max(h);
+            }
+        }
+        (lo, hi)
+    };
+    let (tree_lo, tree_hi) = bounds(tree, margin);
+    let (query_lo, query_hi) = bounds(queries, 0.0);
+    let lo = [0, 1, 2].map(|k| tree_lo[k].max(query_lo[k]));
+    let hi = [0, 1, 2].map(|k| tree_hi[k].min(query_hi[k]));
+    if (0..3).any(|k| lo[k] > hi[k]) {
+        return;
+    }
+    // Cubic cells about the tree boxes' average largest extent, coarsened until the count is bounded.
+    let mean_extent = tree
+        .iter()
+        .map(|s| {
+            (0..3)
+                .map(|k| span(s, k, margin))
+                .fold(0.0_f64, |m, (l, h)| m.max(h - l))
+        })
+        .sum::<f64>()
+        / tree.len() as f64;
+    let budget = (CELLS_PER_BOX * tree.len() as f64).max(1.0);
+    let extent = [0, 1, 2].map(|k| hi[k] - lo[k]);
+    let largest = extent[0].max(extent[1]).max(extent[2]);
+    // No smaller than the cell that spreads the budget over the region's volume (flat regions count the
+    // missing extent as one cell), nor than a 2^20th of the region.
+    let volume_cell = (extent
+        .iter()
+        .map(|&e| e.max(largest / budget))
+        .product::<f64>()
+        / budget)
+        .cbrt();
+    let mut size = mean_extent
+        .max(volume_cell)
+        .max(largest / (1 << 20) as f64)
+        .max(f64::MIN_POSITIVE);
+    let dims =
+        |size: f64| [0, 1, 2].map(|k| (((hi[k] - lo[k]) / size).floor() as usize + 1).min(1 << 20));
+    while dims(size).iter().map(|&n| n as f64).product::<f64>() > budget {
+        size *= 1.5;
+    }
+    let n = dims(size);
+    // The cells a span covers along axis k: a monotonic map, so two overlapping spans share a cell.
+    let cell = |x: f64, k: usize| (((x - lo[k]) / size).floor().max(0.0) as usize).min(n[k] - 1);
+    let range = |s: &SweptBox, grow: f64| {
+        let mut r = [[0usize; 2]; 3];
+        for k in 0..3 {
+            let (l, h) = span(s, k, grow);
+            if h < lo[k] || l > hi[k] {
+                return None;
+            }
+            r[k] = [cell(l, k), cell(h, k)];
+        }
+        Some(r)
+    };
+    let index = |i: usize, j: usize, k: usize| (k * n[1] + j) * n[0] + i;
+    let GridScratch {
+        starts,
+        items,
+        ranges,
+        seen,
+        cursor,
+    } = scratch;
+    // Counting sort of the tree boxes into their cells.
+    starts.clear();
+    starts.resize(n[0] * n[1] * n[2] + 1, 0);
+    ranges.clear();
+    ranges.extend(tree.iter().map(|s| range(s, margin)));
+    let each_cell = |r: &[[usize; 2]; 3], f: &mut dyn FnMut(usize)| {
+        for k in r[2][0]..=r[2][1] {
+            for j in r[1][0]..=r[1][1] {
+                for i in r[0][0]..=r[0][1] {
+                    f(index(i, j, k));
+                }
+            }
+        }
+    };
+    for r in ranges.iter().flatten() {
+        each_cell(r, &mut |c| starts[c + 1] += 1);
+    }
+    for c in 0..starts.len() - 1 {
+        starts[c + 1] += starts[c];
+    }
+    items.clear();
+    items.resize(*starts.last().unwrap_or(&0) as usize, 0);
+    cursor.clear();
+    cursor.extend_from_slice(&starts[..starts.len() - 1]);
+    for (t, r) in ranges.iter().enumerate() {
+        if let Some(r) = r {
+            each_cell(r, &mut |c| {
+                items[cursor[c] as usize] = t as u32;
+                cursor[c] += 1;
+            });
+        }
+    }
+    seen.clear();
+    seen.resize(tree.len(), u32::MAX);
+    for (q, query) in queries.iter().enumerate() {
+        let Some(r) = range(query, 0.0) else {
+            continue;
+        };
+        each_cell(&r, &mut |c| {
+            for &t in &items[starts[c] as usize..starts[c + 1] as usize] {
+                if seen[t as usize] == q as u32 {
+                    continue;
+                }
+                seen[t as usize] = q as u32;
+                let (i, j) = if swap { (t, q as u32) } else { (q as u32, t) };
+                if overlap_interval(&a[i as usize], &b[j as usize], margin).is_some() {
+                    out.push((i, j));
+                }
+            }
+        });
     }
 }

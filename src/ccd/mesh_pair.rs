@@ -2,7 +2,9 @@
 //! from their previous positions to their current ones, culled by the swept-box test for the whole meshes,
 //! then per primitive (see [`Culling`]), then decided by the exact primitive tests.
 
-use super::broadphase::{BvhScratch, SweepScratch, all_pairs, bvh_pairs, sweep_pairs};
+use super::broadphase::{
+    BvhScratch, GridScratch, SweepScratch, all_pairs, bvh_pairs, grid_pairs, sweep_pairs,
+};
 use super::contact::{
     CcdContact, TROCAR_CCD_EDGE_EDGE, TROCAR_CCD_FACE_VERTEX, TROCAR_CCD_NO_INDEX,
     TROCAR_CCD_VERTEX_FACE,
@@ -33,6 +35,8 @@ pub enum Culling {
     /// A bounding-volume hierarchy over the shorter list's whole-step spans, rebuilt every step.
     #[default]
     Bvh,
+    /// A uniform grid over the region both lists' whole-step spans share, filled with the shorter list.
+    Grid,
     /// Every pair: the brute-force reference.
     AllPairs,
 }
@@ -55,6 +59,7 @@ pub struct CcdScratch {
     pairs: Vec<(u32, u32)>,
     sweep: SweepScratch,
     bvh: BvhScratch,
+    grid: GridScratch,
 }
 
 /// Counts of the last query's stages, for tests and benchmarks.
@@ -179,6 +184,7 @@ pub fn query(
         pairs,
         sweep,
         bvh,
+        grid,
     } = scratch;
     let [boxes_a, boxes_b] = boxes;
     edges_of(a.triangles(), &mut edges[0]);
@@ -190,6 +196,7 @@ pub fn query(
         match def.culling {
             Culling::SortAndSweep => sweep_pairs(x, y, margin, sweep, pairs),
             Culling::Bvh => bvh_pairs(x, y, margin, bvh, pairs),
+            Culling::Grid => grid_pairs(x, y, margin, grid, pairs),
             Culling::AllPairs => all_pairs(x, y, margin, pairs),
         }
     };
