@@ -31,15 +31,11 @@ pub struct Topology {
 impl Topology {
     /// Copies `triangles` (indices already validated against `vertex_count`) and builds their adjacency.
     pub fn new(triangles: &[[u32; 3]], vertex_count: usize, generation: u64) -> Result<Self> {
-        let mut copy = Vec::new();
-        copy.try_reserve_exact(triangles.len())
-            .map_err(|_| Error::out_of_memory("the haptic triangle list"))?;
-        copy.extend_from_slice(triangles);
-        Ok(Self {
+        Self::with(
+            triangles,
             generation,
-            adjacency: Adjacency::new(triangles, vertex_count)?,
-            triangles: copy,
-        })
+            Adjacency::new(triangles, vertex_count)?,
+        )
     }
 
     /// The topology of `triangles` as a successor of `self`: its adjacency updated where the list changed
@@ -50,12 +46,18 @@ impl Topology {
         vertex_count: usize,
         generation: u64,
     ) -> Result<Self> {
-        let Some(adjacency) = self
+        let adjacency = match self
             .adjacency
             .updated(&self.triangles, triangles, vertex_count)?
-        else {
-            return Self::new(triangles, vertex_count, generation);
+        {
+            Some(updated) => updated,
+            None => Adjacency::new(triangles, vertex_count)?,
         };
+        Self::with(triangles, generation, adjacency)
+    }
+
+    /// Copies `triangles` beside their `adjacency`.
+    fn with(triangles: &[[u32; 3]], generation: u64, adjacency: Adjacency) -> Result<Self> {
         let mut copy = Vec::new();
         copy.try_reserve_exact(triangles.len())
             .map_err(|_| Error::out_of_memory("the haptic triangle list"))?;
