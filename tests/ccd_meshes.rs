@@ -1,6 +1,7 @@
 //! Mesh-against-mesh continuous queries: a thin tool swept fast through a membrane and through the liver, the
-//! paper's cube falling on a tilted plane's edge (found only with edge-edge tests), the sort-and-sweep and BVH
-//! cullings against the all-pairs reference on random motions, and refused queries.
+//! paper's cube falling on a tilted plane's edge (found only with edge-edge tests), the sort-and-sweep, BVH and
+//! grid cullings against the all-pairs reference on random motions, a tool lowered into the liver against the
+//! primitive tests run on every pair of features, and refused queries.
 
 mod common;
 
@@ -282,4 +283,111 @@ fn refused_queries_change_nothing() {
     let mut foreign = other.create_ccd_results();
     assert!(ctx.query_ccd(a, a, &def, &mut foreign).is_err());
     assert_eq!(results.contacts(), before);
+}
+
+/// The mesh query against the primitive tests run by hand on every pair of features (no culling, no
+/// assembly shared with the query): a tool lowered 1.2 cm into the liver in one step, with and without
+/// edge-edge tests. Every contact the primitives find must be reported, with its kind, features and time,
+/// and nothing else.
+#[test]
+fn mesh_contacts_are_the_primitive_tests_of_every_pair() {
+    let scene = common::liver_scene(BackendKind::Cpu, 1);
+    let (ctx, liver, c) = (&scene.ctx, scene.mesh, scene.center);
+    let top = scene
+        .positions
+        .iter()
+        .map(|p| Vec3::from(*p))
+        .filter(|p| (p.x - c.x).abs() < 1.0 && (p.z - c.z).abs() < 1.0)
+        .fold(Vec3::splat(f32::NEG_INFINITY), |m, p| {
+            if p.y > m.y { p } else { m }
+        });
+    let (tp, tt) = cylinder(top + vec3(0.05, 0.5, -0.03), vec3(0.0, 4.0, 0.0), 0.3, 8);
+    let tool = ctx.create_mesh(&tp, &tt).unwrap();
+    let tp1 = moved(&tp, vec3(0.1, -1.2, 0.05));
+    ctx.update_positions(tool, 0, &tp1).unwrap();
+    let edges = |tris: &[[u32; 3]]| {
+        let mut e: Vec<[u32; 2]> = tris
+            .iter()
+            .flat_map(|t| [0, 1, 2].map(|i| [t[i].min(t[(i + 1) % 3]), t[i].max(t[(i + 1) % 3])]))
+            .collect();
+        e.sort_unstable();
+        e.dedup();
+        e
+    };
+    let d = |p: [f32; 3]| p.map(f64::from);
+    // The primitive's eight points: `x` at the start of the step, then at its end.
+    let query = |x0: [[f32; 3]; 4], x1: [[f32; 3]; 4]| {
+        let mut q = [[0.0; 3]; 8];
+        for k in 0..4 {
+            (q[k], q[k + 4]) = (d(x0[k]), d(x1[k]));
+        }
+        q
+    };
+    let liver_p = &scene.positions;
+    let no = trocar::ccd::contact::TROCAR_CCD_NO_INDEX;
+    for edge_edge in [true, false] {
+        let mut want = Vec::new();
+        for (v, (p0, p1)) in tp.iter().zip(&tp1).enumerate() {
+            for (t, f) in scene.triangles.iter().enumerate() {
+                let fp = f.map(|i| liver_p[i as usize]);
+                let q = query([*p0, fp[0], fp[1], fp[2]], [*p1, fp[0], fp[1], fp[2]]);
+                if let Some(hit) = trocar::ccd::vertex_face(&q, 0.0) {
+                    want.push((
+                        TROCAR_CCD_VERTEX_FACE,
+                        [v as u32, no],
+                        [t as u32, no],
+                        hit.time,
+                    ));
+                }
+            }
+        }
+        for (t, f) in tt.iter().enumerate() {
+            for (v, p) in liver_p.iter().enumerate() {
+                let q = query(
+                    [*p, tp[f[0] as usize], tp[f[1] as usize], tp[f[2] as usize]],
+                    [
+                        *p,
+                        tp1[f[0] as usize],
+                        tp1[f[1] as usize],
+                        tp1[f[2] as usize],
+                    ],
+                );
+                if let Some(hit) = trocar::ccd::vertex_face(&q, 0.0) {
+                    want.push((
+                        TROCAR_CCD_FACE_VERTEX,
+                        [t as u32, no],
+                        [v as u32, no],
+                        hit.time,
+                    ));
+                }
+            }
+        }
+        if edge_edge {
+            for ea in edges(&tt) {
+                for eb in edges(&scene.triangles) {
+                    let (a, b) = (ea.map(|i| i as usize), eb.map(|i| i as usize));
+                    let (l0, l1) = (liver_p[b[0]], liver_p[b[1]]);
+                    let q = query([tp[a[0]], tp[a[1]], l0, l1], [tp1[a[0]], tp1[a[1]], l0, l1]);
+                    if let Some(hit) = trocar::ccd::edge_edge(&q, 0.0) {
+                        want.push((TROCAR_CCD_EDGE_EDGE, ea, eb, hit.time));
+                    }
+                }
+            }
+        }
+        let mut got: Vec<_> = contacts(ctx, tool, liver, edge_edge)
+            .iter()
+            .map(|c| (c.kind, c.feature_a, c.feature_b, c.time_of_impact))
+            .collect();
+        let order = |x: &(u32, [u32; 2], [u32; 2], f64), y: &(u32, [u32; 2], [u32; 2], f64)| {
+            (x.0, x.1, x.2).cmp(&(y.0, y.1, y.2))
+        };
+        got.sort_by(order);
+        want.sort_by(order);
+        assert!(want.len() > 10, "the tool must reach into the liver");
+        assert_eq!(got, want, "edge_edge {edge_edge}");
+        eprintln!(
+            "edge_edge {edge_edge}: {} contacts, as the primitive tests of every pair",
+            got.len()
+        );
+    }
 }
