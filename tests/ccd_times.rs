@@ -1,0 +1,211 @@
+//! The reported times of impact against an outside reference. The shared CCD files give only whether a query
+//! collides, not when; this test computes when, independently of `src/ccd`: the coplanarity determinant D(t)
+//! sampled on a fine grid, each sign change bisected to the last bit, and at each root in turn whether the
+//! vertex lies inside the face (or the edges cross each other), by least squares in plain `f64`. Only queries
+//! that this simple reference decides with a clear margin are checked (a simple sign change of D, the point
+//! well inside or well outside at every root); the degenerate ones (contacts within rounding of an edge,
+//! motion within a plane) are what the library's guarantees, not this reference, cover. For each checked
+//! query the library must report a collision exactly when the reference finds one, at a time no later than the
+//! reference's and at most two slabs of 2^-20 of the step earlier (the documented bound is 1.5 slabs).
+
+#[path = "common/ccd_data.rs"]
+mod ccd_data;
+
+use trocar::ccd::{Impact, edge_edge, vertex_face};
+
+type V = [f64; 3];
+
+fn sub(a: V, b: V) -> V {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn dot(a: V, b: V) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn cross(a: V, b: V) -> V {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+fn lerp(a: V, b: V, t: f64) -> V {
+    [0, 1, 2].map(|k| a[k] + t * (b[k] - a[k]))
+}
+
+/// The four points at time `t`.
+fn at(q: &[V; 8], t: f64) -> [V; 4] {
+    [0, 1, 2, 3].map(|k| lerp(q[k], q[k + 4], t))
+}
+
+/// D(t) = det(x1 - x0, x2 - x0, x3 - x0): zero exactly when the four points are coplanar.
+fn coplanarity(q: &[V; 8], t: f64) -> f64 {
+    let x = at(q, t);
+    dot(sub(x[1], x[0]), cross(sub(x[2], x[0]), sub(x[3], x[0])))
+}
+
+/// Margin (in barycentric or edge parameters) within which the reference calls a query ambiguous.
+const MARGIN: f64 = 1e-6;
+
+/// What the reference says of one root: the features meet there, miss there, or it cannot tell.
+#[derive(PartialEq)]
+enum AtRoot {
+    Meet,
+    Miss,
+    Unclear,
+}
+
+/// Vertex x[0] against triangle x[1..4] (coplanar): inside, outside, or too close to its border to tell.
+fn vertex_in_face(x: [V; 4]) -> AtRoot {
+    let (e1, e2, w) = (sub(x[2], x[1]), sub(x[3], x[1]), sub(x[0], x[1]));
+    let (a, b, c) = (dot(e1, e1), dot(e1, e2), dot(e2, e2));
+    let det = a * c - b * b;
+    if det <= 1e-12 * a * c {
+        return AtRoot::Unclear;
+    }
+    let (r1, r2) = (dot(w, e1), dot(w, e2));
+    let u = (c * r1 - b * r2) / det;
+    let v = (a * r2 - b * r1) / det;
+    let coords = [1.0 - u - v, u, v];
+    if coords.iter().all(|&s| s > MARGIN) {
+        AtRoot::Meet
+    } else if coords.iter().any(|&s| s < -MARGIN) {
+        AtRoot::Miss
+    } else {
+        AtRoot::Unclear
+    }
+}
+
+/// Edge x[0]x[1] against edge x[2]x[3] (coplanar): crossing, apart, or too close to an end (or parallel).
+fn edges_cross(x: [V; 4]) -> AtRoot {
+    let (d1, d2, r) = (sub(x[1], x[0]), sub(x[3], x[2]), sub(x[2], x[0]));
+    let (a, b, c) = (dot(d1, d1), dot(d1, d2), dot(d2, d2));
+    let det = a * c - b * b;
+    if det <= 1e-8 * a * c {
+        return AtRoot::Unclear;
+    }
+    // x0 + s d1 = x2 + u d2, least squares.
+    let (e, f) = (dot(d1, r), dot(d2, r));
+    let s = (c * e - b * f) / det;
+    let u = (b * e - a * f) / det;
+    let inside = |p: f64| p > MARGIN && p < 1.0 - MARGIN;
+    let outside = |p: f64| p < -MARGIN || p > 1.0 + MARGIN;
+    if inside(s) && inside(u) {
+        AtRoot::Meet
+    } else if outside(s) || outside(u) {
+        AtRoot::Miss
+    } else {
+        AtRoot::Unclear
+    }
+}
+
+/// The reference's answer: `Some(Some(t))` a first contact at t, `Some(None)` no contact, `None` unclear.
+fn reference(q: &[V; 8], meets: fn([V; 4]) -> AtRoot) -> Option<Option<f64>> {
+    const STEPS: usize = 1 << 14;
+    let scale = q
+        .iter()
+        .flatten()
+        .fold(0.0_f64, |m, x| m.max(x.abs()))
+        .max(1e-300);
+    let tiny = 1e-10 * scale * scale * scale;
+    let mut t0 = 0.0;
+    let mut d0 = coplanarity(q, 0.0);
+    if d0.abs() <= tiny {
+        return None;
+    }
+    for i in 1..=STEPS {
+        let t1 = i as f64 / STEPS as f64;
+        let d1 = coplanarity(q, t1);
+        // A root without a sign change, or one too close to a grid point: unclear.
+        if d1.abs() <= tiny {
+            return None;
+        }
+        if (d0 < 0.0) != (d1 < 0.0) {
+            let (mut lo, mut hi, mut dlo) = (t0, t1, d0);
+            for _ in 0..80 {
+                let mid = 0.5 * (lo + hi);
+                let dm = coplanarity(q, mid);
+                if (dm < 0.0) == (dlo < 0.0) {
+                    (lo, dlo) = (mid, dm);
+                } else {
+                    hi = mid;
+                }
+            }
+            match meets(at(q, hi)) {
+                AtRoot::Meet => return Some(Some(lo)),
+                AtRoot::Miss => {}
+                AtRoot::Unclear => return None,
+            }
+        }
+        (t0, d0) = (t1, d1);
+    }
+    Some(None)
+}
+
+fn check(
+    name: &str,
+    test: fn(&[V; 8], f64) -> Option<Impact>,
+    meets: fn([V; 4]) -> AtRoot,
+) -> (usize, usize) {
+    let (mut contacts, mut misses, mut earliest) = (0, 0, 0.0_f64);
+    for (i, (q, truth)) in ccd_data::load(name).iter().enumerate() {
+        let Some(want) = reference(q, meets) else {
+            continue;
+        };
+        // The reference agrees with the files' exact ground truth wherever it decides.
+        assert_eq!(
+            want.is_some(),
+            *truth,
+            "{name} query {i}: the reference is wrong"
+        );
+        let got = test(q, 0.0).map(|hit| hit.time);
+        match (want, got) {
+            (Some(t), Some(time)) => {
+                contacts += 1;
+                let slab = 1.0 / (1u64 << 20) as f64;
+                assert!(
+                    time <= t + 1e-12 && time >= t - 2.0 * slab,
+                    "{name} query {i}: time of impact {time}, the reference's {t}"
+                );
+                earliest = earliest.max(t - time);
+            }
+            (None, None) => misses += 1,
+            (want, got) => panic!("{name} query {i}: reference {want:?}, library {got:?}"),
+        }
+    }
+    eprintln!(
+        "{name}: {contacts} contacts and {misses} misses checked against the reference; times at most {earliest:.2e} early"
+    );
+    (contacts, misses)
+}
+
+#[test]
+fn vertex_face_times_match_an_outside_reference() {
+    let mut contacts = 0;
+    for name in [
+        "unit-tests--vertex-face.csv",
+        "erleben-cube-cliff-edges--vertex-face.csv",
+        "erleben-sliding-spike--vertex-face.csv",
+    ] {
+        contacts += check(name, vertex_face, vertex_in_face).0;
+    }
+    assert!(
+        contacts >= 20,
+        "only {contacts} contacts were clear enough to check"
+    );
+}
+
+#[test]
+fn edge_edge_times_match_an_outside_reference() {
+    let mut contacts = 0;
+    for name in [
+        "unit-tests--edge-edge.csv",
+        "erleben-cube-cliff-edges--edge-edge.csv",
+        "erleben-sliding-spike--edge-edge.csv",
+    ] {
+        contacts += check(name, edge_edge, edges_cross).0;
+    }
+    assert!(
+        contacts >= 10,
+        "only {contacts} contacts were clear enough to check"
+    );
+}
