@@ -88,7 +88,7 @@ fn edges_cross(x: [V; 4]) -> AtRoot {
     let s = (c * e - b * f) / det;
     let u = (b * e - a * f) / det;
     let inside = |p: f64| p > MARGIN && p < 1.0 - MARGIN;
-    let outside = |p: f64| p < -MARGIN || p > 1.0 + MARGIN;
+    let outside = |p: f64| !(-MARGIN..=1.0 + MARGIN).contains(&p);
     if inside(s) && inside(u) {
         AtRoot::Meet
     } else if outside(s) || outside(u) {
