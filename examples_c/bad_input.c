@@ -941,7 +941,22 @@ static void ccd_cases(void) {
     EXPECT(trocar_ccd_results_contacts(cres, &contacts, &n), TROCAR_OK, "ccd_results_contacts");
     check(n > 0 && contacts != NULL, "query_ccd: no contacts between coincident grids");
     {
+        /* Every culling gives the same contacts (counted here; the Rust tests compare them one by one). */
+        uint32_t culling, first = n;
+        for (culling = TROCAR_CCD_CULLING_BVH; culling <= TROCAR_CCD_CULLING_ALL_PAIRS; culling++) {
+            def.culling = culling;
+            EXPECT(trocar_query_ccd(g_ctx, g_mesh, other, &def, cres), TROCAR_OK, "query_ccd: each culling");
+            EXPECT(trocar_ccd_results_contacts(cres, &contacts, &n), TROCAR_OK, "ccd_results_contacts");
+            check(n == first, "query_ccd: culling %u found %u contacts, the BVH %u", culling, n, first);
+        }
+        def = trocar_default_ccd_def();
+    }
+    {
         uint32_t kept = n;
+        def.culling = 4;
+        EXPECT(trocar_query_ccd(g_ctx, g_mesh, other, &def, cres), TROCAR_ERROR_INVALID_ARGUMENT,
+               "query_ccd: unknown culling");
+        def = trocar_default_ccd_def();
         EXPECT(trocar_query_ccd(g_ctx, g_mesh, g_mesh, &def, cres), TROCAR_ERROR_INVALID_ARGUMENT,
                "query_ccd: the same mesh twice");
         EXPECT(trocar_query_ccd(g_ctx, g_mesh, other, NULL, cres), TROCAR_ERROR_NULL_POINTER, "query_ccd: NULL def");

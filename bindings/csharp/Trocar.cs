@@ -148,12 +148,23 @@ namespace Trocar
         EdgeEdge = 2,
     }
 
+    /// <summary>Per-primitive culling of a CCD query (TROCAR_CCD_CULLING_*): the same contacts, another speed.</summary>
+    public enum TrocarCcdCulling : uint
+    {
+        Bvh = 0,
+        Grid = 1,
+        SortAndSweep = 2,
+        AllPairs = 3,
+    }
+
     /// <summary>Options of a mesh-against-mesh CCD query (TrocarCcdDef).</summary>
     [StructLayout(LayoutKind.Sequential)]
     public struct TrocarCcdDef
     {
         public double MinSeparation;
         public uint EdgeEdge;
+        /// <summary>TROCAR_CCD_CULLING_*: 0 BVH (default), 1 grid, 2 sort-and-sweep, 3 all pairs.</summary>
+        public uint Culling;
         public uint InternalValue;
     }
 
@@ -203,7 +214,7 @@ namespace Trocar
 
         // The header this binding was written for (include/trocar.h TROCAR_VERSION_*).
         public const uint VersionMajor = 0;
-        public const uint VersionMinor = 1;
+        public const uint VersionMinor = 2;
         public const uint VersionPatch = 0;
         public const uint Version = (VersionMajor << 16) | (VersionMinor << 8) | VersionPatch;
 
@@ -495,11 +506,12 @@ namespace Trocar
 
         /// <summary>Every contact between the two meshes' motions over the step into `results`.</summary>
         public void QueryCcd(TrocarMeshId meshA, TrocarMeshId meshB, TrocarCcdResults results, double minSeparation = 0.0,
-                             bool edgeEdge = true)
+                             bool edgeEdge = true, TrocarCcdCulling culling = TrocarCcdCulling.Bvh)
         {
             var def = Native.trocar_default_ccd_def();
             def.MinSeparation = minSeparation;
             def.EdgeEdge = edgeEdge ? 1u : 0u;
+            def.Culling = (uint)culling;
             Native.Check(Native.trocar_query_ccd(Handle, meshA, meshB, ref def, results.Handle), "trocar_query_ccd");
         }
     }

@@ -249,6 +249,21 @@ static class TrocarTest
             ctx.QueryCcd(ma, mb, res);
             var contacts = res.Contacts();
             Check(contacts.Length > 0, "no CCD contact");
+            // Every culling gives the same contacts; an unknown one is refused.
+            foreach (var culling in new[] { TrocarCcdCulling.Grid, TrocarCcdCulling.SortAndSweep, TrocarCcdCulling.AllPairs })
+            {
+                ctx.QueryCcd(ma, mb, res, culling: culling);
+                var other = res.Contacts();
+                Check(other.Length == contacts.Length, "culling {0}: {1} contacts, the BVH {2}", culling, other.Length, contacts.Length);
+                for (int i = 0; i < Math.Min(other.Length, contacts.Length); i++)
+                    Check(other[i].TimeOfImpact == contacts[i].TimeOfImpact && other[i].Kind == contacts[i].Kind
+                          && other[i].FeatureA0 == contacts[i].FeatureA0 && other[i].FeatureB0 == contacts[i].FeatureB0,
+                          "culling {0}: contact {1} differs", culling, i);
+            }
+            Check(StatusOf(() => ctx.QueryCcd(ma, mb, res, culling: (TrocarCcdCulling)4)) == TrocarStatus.ErrorInvalidArgument,
+                  "unknown culling accepted");
+            ctx.QueryCcd(ma, mb, res);
+            contacts = res.Contacts();
             for (int i = 1; i < contacts.Length; i++)
                 Check(contacts[i - 1].TimeOfImpact <= contacts[i].TimeOfImpact, "CCD contacts not sorted by time");
             if (contacts.Length > 0)
@@ -347,7 +362,7 @@ static class TrocarTest
         Check(Marshal.SizeOf(typeof(TrocarTrackerDef)) == 12, "sizeof TrocarTrackerDef {0}", Marshal.SizeOf(typeof(TrocarTrackerDef)));
         Check(Marshal.SizeOf(typeof(TrocarContact)) == 52, "sizeof TrocarContact {0}", Marshal.SizeOf(typeof(TrocarContact)));
         Check((int)Marshal.OffsetOf(typeof(TrocarContact), "SignedDistance") == 44, "offset of TrocarContact.SignedDistance");
-        Check(Marshal.SizeOf(typeof(TrocarCcdDef)) == 16, "sizeof TrocarCcdDef {0}", Marshal.SizeOf(typeof(TrocarCcdDef)));
+        Check(Marshal.SizeOf(typeof(TrocarCcdDef)) == 24, "sizeof TrocarCcdDef {0}", Marshal.SizeOf(typeof(TrocarCcdDef)));
         Check(Marshal.SizeOf(typeof(TrocarCcdContact)) == 56, "sizeof TrocarCcdContact {0}", Marshal.SizeOf(typeof(TrocarCcdContact)));
         Check((int)Marshal.OffsetOf(typeof(TrocarCcdContact), "Kind") == 32, "offset of TrocarCcdContact.Kind");
         Check((int)Marshal.OffsetOf(typeof(TrocarCcdContact), "FeatureB0") == 44, "offset of TrocarCcdContact.FeatureB0");

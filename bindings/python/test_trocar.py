@@ -617,6 +617,13 @@ class CcdTest(unittest.TestCase):
             ctx.mesh_update_positions(a, [(x, y, z - 1.0) for x, y, z in tet])
             contacts = ctx.query_ccd(a, b, res)
             self.assertGreater(len(contacts), 0)
+            # Every culling gives the same contacts; an unknown one is refused.
+            for culling in (trocar.CCD_CULLING_GRID, trocar.CCD_CULLING_SORT_AND_SWEEP, trocar.CCD_CULLING_ALL_PAIRS):
+                self.assertEqual(ctx.query_ccd(a, b, res, culling=culling), contacts)
+            with self.assertRaises(trocar.TrocarError) as cm:
+                ctx.query_ccd(a, b, res, culling=4)
+            self.assertEqual(cm.exception.status, trocar.ERROR_INVALID_ARGUMENT)
+            contacts = ctx.query_ccd(a, b, res)
             times = [c.time_of_impact for c in contacts]
             self.assertEqual(times, sorted(times))
             first = contacts[0]

@@ -144,6 +144,16 @@ mod tests {
 /// Checked by `trocar_query_ccd`, so a def not made by `trocar_default_ccd_def` is refused.
 const CCD_DEF_COOKIE: u32 = 0x7C0C_CD01;
 
+/// Per-primitive culling of `trocar_query_ccd`: a bounding-volume hierarchy rebuilt every step (default).
+pub const TROCAR_CCD_CULLING_BVH: u32 = 0;
+/// Per-primitive culling: a uniform grid over the region both meshes' swept boxes share (fastest for two
+/// organs of similar triangle sizes in the README's benchmark).
+pub const TROCAR_CCD_CULLING_GRID: u32 = 1;
+/// Per-primitive culling: sort-and-sweep along x.
+pub const TROCAR_CCD_CULLING_SORT_AND_SWEEP: u32 = 2;
+/// Per-primitive culling: every pair (the brute-force reference; slow, for checking).
+pub const TROCAR_CCD_CULLING_ALL_PAIRS: u32 = 3;
+
 /// Options of `trocar_query_ccd`; get one from `trocar_default_ccd_def()`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -152,6 +162,8 @@ pub struct TrocarCcdDef {
     pub min_separation: f64,
     /// Nonzero (default): also test edges against edges; vertex-face and face-vertex are always tested.
     pub edge_edge: u32,
+    /// `TROCAR_CCD_CULLING_*` (default BVH); every culling gives the same contacts, only the speed differs.
+    pub culling: u32,
     /// Set by `trocar_default_ccd_def`; do not change.
     pub internal_value: u32,
 }
@@ -179,6 +191,7 @@ pub extern "C" fn trocar_default_ccd_def() -> TrocarCcdDef {
     let def = TrocarCcdDef {
         min_separation: 0.0,
         edge_edge: 1,
+        culling: TROCAR_CCD_CULLING_BVH,
         internal_value: CCD_DEF_COOKIE,
     };
     super::boundary::catch(def, || def)
@@ -218,8 +231,9 @@ pub unsafe extern "C" fn trocar_ccd_results_destroy(results: *mut TrocarCcdResul
 
 /// Every contact between meshes `mesh_a` and `mesh_b` during the step: each vertex moves linearly from where
 /// it was before the first `trocar_mesh_update_positions` since a CCD query last read the mesh to where it is
-/// now (a vertex no update touched stands still). Whole-mesh swept boxes, then
-/// per-primitive swept boxes (a bounding-volume hierarchy by default), then the conservative primitive tests of
+/// now (a vertex no update touched stands still). Whole-mesh swept boxes, then per-primitive swept boxes
+/// (`def.culling`: a bounding-volume hierarchy by default; an unknown value is refused), then the conservative
+/// primitive tests of
 /// `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
 /// On error `results` keeps its previous contents.
 ///
@@ -243,10 +257,21 @@ pub unsafe extern "C" fn trocar_query_ccd(
                 "ccd def was not initialized with trocar_default_ccd_def()",
             ));
         }
+        let culling = match def.culling {
+            TROCAR_CCD_CULLING_BVH => crate::ccd::Culling::Bvh,
+            TROCAR_CCD_CULLING_GRID => crate::ccd::Culling::Grid,
+            TROCAR_CCD_CULLING_SORT_AND_SWEEP => crate::ccd::Culling::SortAndSweep,
+            TROCAR_CCD_CULLING_ALL_PAIRS => crate::ccd::Culling::AllPairs,
+            other => {
+                return Err(crate::error::Error::invalid(format!(
+                    "ccd def culling must be one of TROCAR_CCD_CULLING_* (0 to 3), got {other}"
+                )));
+            }
+        };
         let core = crate::ccd::CcdDef {
             min_separation: def.min_separation,
             edge_edge: def.edge_edge != 0,
-            culling: crate::ccd::Culling::default(),
+            culling,
         };
         ctx.query_ccd(mesh_a.into(), mesh_b.into(), &core, &mut r.inner)
     })

@@ -3,7 +3,7 @@
 /// Major version: changes when the ABI breaks.
 pub const TROCAR_VERSION_MAJOR: u32 = 0;
 /// Minor version: additions that keep the ABI.
-pub const TROCAR_VERSION_MINOR: u32 = 1;
+pub const TROCAR_VERSION_MINOR: u32 = 2;
 /// Patch version: fixes.
 pub const TROCAR_VERSION_PATCH: u32 = 0;
 /// The version the header was generated for, packed as `(major << 16) | (minor << 8) | patch`.
