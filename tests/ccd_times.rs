@@ -11,36 +11,22 @@
 #[path = "common/ccd_data.rs"]
 mod ccd_data;
 
+use glam::DVec3;
 use trocar::ccd::{Impact, edge_edge, vertex_face};
 
 type V = [f64; 3];
-
-fn sub(a: V, b: V) -> V {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-fn dot(a: V, b: V) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-fn cross(a: V, b: V) -> V {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-fn lerp(a: V, b: V, t: f64) -> V {
-    [0, 1, 2].map(|k| a[k] + t * (b[k] - a[k]))
-}
+/// A primitive test of the library.
+type Test = fn(&[V; 8], f64) -> Option<Impact>;
 
 /// The four points at time `t`.
-fn at(q: &[V; 8], t: f64) -> [V; 4] {
-    [0, 1, 2, 3].map(|k| lerp(q[k], q[k + 4], t))
+fn at(q: &[V; 8], t: f64) -> [DVec3; 4] {
+    [0, 1, 2, 3].map(|k| DVec3::from(q[k]).lerp(DVec3::from(q[k + 4]), t))
 }
 
 /// D(t) = det(x1 - x0, x2 - x0, x3 - x0): zero exactly when the four points are coplanar.
 fn coplanarity(q: &[V; 8], t: f64) -> f64 {
     let x = at(q, t);
-    dot(sub(x[1], x[0]), cross(sub(x[2], x[0]), sub(x[3], x[0])))
+    (x[1] - x[0]).dot((x[2] - x[0]).cross(x[3] - x[0]))
 }
 
 /// Margin (in barycentric or edge parameters) within which the reference calls a query ambiguous.
@@ -55,14 +41,14 @@ enum AtRoot {
 }
 
 /// Vertex x[0] against triangle x[1..4] (coplanar): inside, outside, or too close to its border to tell.
-fn vertex_in_face(x: [V; 4]) -> AtRoot {
-    let (e1, e2, w) = (sub(x[2], x[1]), sub(x[3], x[1]), sub(x[0], x[1]));
-    let (a, b, c) = (dot(e1, e1), dot(e1, e2), dot(e2, e2));
+fn vertex_in_face(x: [DVec3; 4]) -> AtRoot {
+    let (e1, e2, w) = (x[2] - x[1], x[3] - x[1], x[0] - x[1]);
+    let (a, b, c) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
     let det = a * c - b * b;
     if det <= 1e-12 * a * c {
         return AtRoot::Unclear;
     }
-    let (r1, r2) = (dot(w, e1), dot(w, e2));
+    let (r1, r2) = (w.dot(e1), w.dot(e2));
     let u = (c * r1 - b * r2) / det;
     let v = (a * r2 - b * r1) / det;
     let coords = [1.0 - u - v, u, v];
@@ -76,15 +62,15 @@ fn vertex_in_face(x: [V; 4]) -> AtRoot {
 }
 
 /// Edge x[0]x[1] against edge x[2]x[3] (coplanar): crossing, apart, or too close to an end (or parallel).
-fn edges_cross(x: [V; 4]) -> AtRoot {
-    let (d1, d2, r) = (sub(x[1], x[0]), sub(x[3], x[2]), sub(x[2], x[0]));
-    let (a, b, c) = (dot(d1, d1), dot(d1, d2), dot(d2, d2));
+fn edges_cross(x: [DVec3; 4]) -> AtRoot {
+    let (d1, d2, r) = (x[1] - x[0], x[3] - x[2], x[2] - x[0]);
+    let (a, b, c) = (d1.dot(d1), d1.dot(d2), d2.dot(d2));
     let det = a * c - b * b;
     if det <= 1e-8 * a * c {
         return AtRoot::Unclear;
     }
     // x0 + s d1 = x2 + u d2, least squares.
-    let (e, f) = (dot(d1, r), dot(d2, r));
+    let (e, f) = (d1.dot(r), d2.dot(r));
     let s = (c * e - b * f) / det;
     let u = (b * e - a * f) / det;
     let inside = |p: f64| p > MARGIN && p < 1.0 - MARGIN;
@@ -99,7 +85,7 @@ fn edges_cross(x: [V; 4]) -> AtRoot {
 }
 
 /// The reference's answer: `Some(Some(t))` a first contact at t, `Some(None)` no contact, `None` unclear.
-fn reference(q: &[V; 8], meets: fn([V; 4]) -> AtRoot) -> Option<Option<f64>> {
+fn reference(q: &[V; 8], meets: fn([DVec3; 4]) -> AtRoot) -> Option<Option<f64>> {
     const STEPS: usize = 1 << 14;
     let scale = q
         .iter()
@@ -141,11 +127,8 @@ fn reference(q: &[V; 8], meets: fn([V; 4]) -> AtRoot) -> Option<Option<f64>> {
     Some(None)
 }
 
-fn check(
-    name: &str,
-    test: fn(&[V; 8], f64) -> Option<Impact>,
-    meets: fn([V; 4]) -> AtRoot,
-) -> (usize, usize) {
+/// One file: every query the reference decides, against the library. Returns the contacts and misses checked.
+fn check(name: &str, test: Test, meets: fn([DVec3; 4]) -> AtRoot) -> (usize, usize) {
     let (mut contacts, mut misses, mut earliest) = (0, 0, 0.0_f64);
     for (i, (q, truth)) in ccd_data::load(name).iter().enumerate() {
         let Some(want) = reference(q, meets) else {
@@ -178,34 +161,31 @@ fn check(
     (contacts, misses)
 }
 
-#[test]
-fn vertex_face_times_match_an_outside_reference() {
-    let mut contacts = 0;
-    for name in [
-        "unit-tests--vertex-face.csv",
-        "erleben-cube-cliff-edges--vertex-face.csv",
-        "erleben-sliding-spike--vertex-face.csv",
-    ] {
-        contacts += check(name, vertex_face, vertex_in_face).0;
-    }
+/// Every file of one primitive, at least `min` clear contacts among them.
+fn check_files(files: [&str; 3], test: Test, meets: fn([DVec3; 4]) -> AtRoot, min: usize) {
+    let contacts: usize = files.iter().map(|name| check(name, test, meets).0).sum();
     assert!(
-        contacts >= 20,
+        contacts >= min,
         "only {contacts} contacts were clear enough to check"
     );
 }
 
 #[test]
+fn vertex_face_times_match_an_outside_reference() {
+    let files = [
+        "unit-tests--vertex-face.csv",
+        "erleben-cube-cliff-edges--vertex-face.csv",
+        "erleben-sliding-spike--vertex-face.csv",
+    ];
+    check_files(files, vertex_face, vertex_in_face, 20);
+}
+
+#[test]
 fn edge_edge_times_match_an_outside_reference() {
-    let mut contacts = 0;
-    for name in [
+    let files = [
         "unit-tests--edge-edge.csv",
         "erleben-cube-cliff-edges--edge-edge.csv",
         "erleben-sliding-spike--edge-edge.csv",
-    ] {
-        contacts += check(name, edge_edge, edges_cross).0;
-    }
-    assert!(
-        contacts >= 10,
-        "only {contacts} contacts were clear enough to check"
-    );
+    ];
+    check_files(files, edge_edge, edges_cross, 10);
 }

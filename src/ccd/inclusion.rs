@@ -560,9 +560,8 @@ fn grown(c: &Cell) -> Cell {
 /// coplanarity slab that can hold it, and after any contact is known, a cell at most 2^-20 long in time whose
 /// enclosure is at most 2^-20·scale wide ends the search at its start (the primitives are within
 /// √3·2^-20·scale of each other there). The contact itself is proven exactly (above), or by a cell that holds
-/// one (a zero of F by
-/// Miranda's theorem, or, with a separation, every coordinate of F within ±separation: the ∞-norm, so
-/// Euclidean distances up to √3·separation may be reported), or, for contacts at the edge of double
+/// one (a zero of F by Miranda's theorem, or, with a separation, every coordinate of F within ±separation:
+/// the ∞-norm, so Euclidean distances up to √3·separation may be reported), or, for contacts at the edge of double
 /// precision, every component of F is within `separation + TOLERANCE·scale` of zero somewhere in it (scale:
 /// the query's largest coordinate magnitude rounded up to a power of two), or the search ran out of cells
 /// ([`MAX_BOXES`]).

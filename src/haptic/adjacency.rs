@@ -37,6 +37,20 @@ fn corners(t: &[u32; 3]) -> [Option<u32>; 3] {
     ]
 }
 
+/// The triangle across edge `i` of triangle `t` (corners `corners`): the first of `fan`, the triangles of
+/// corner `i` in ascending order with their corners, other than `t` that also uses corner `i + 1`; [`NONE`]
+/// on a boundary or a degenerate edge. One rule for the full build and the update, so both agree exactly.
+fn across(t: u32, corners: [u32; 3], i: usize, fan: impl Iterator<Item = (u32, [u32; 3])>) -> u32 {
+    let next = corners[(i + 1) % 3];
+    if next == corners[i] {
+        return NONE;
+    }
+    fan.filter(|&(u, other)| u != t && other.contains(&next))
+        .map(|(u, _)| u)
+        .next()
+        .unwrap_or(NONE)
+}
+
 fn grow<T>(v: &mut Vec<T>, n: usize) -> Result<()> {
     v.try_reserve_exact(n)
         .map_err(|_| Error::out_of_memory("the haptic adjacency"))
@@ -84,15 +98,9 @@ impl Adjacency {
             local.extend(fan.iter().map(|&t| (t, triangles[t as usize])));
             for &(t, corners) in &local {
                 for i in 0..3 {
-                    let next = corners[(i + 1) % 3];
-                    if corners[i] != v || next == v {
-                        continue;
-                    }
-                    if let Some(&(u, _)) = local
-                        .iter()
-                        .find(|(u, other)| *u != t && other.contains(&next))
-                    {
-                        adjacency.edge_neighbours[t as usize][i] = u;
+                    if corners[i] == v {
+                        adjacency.edge_neighbours[t as usize][i] =
+                            across(t, corners, i, local.iter().copied());
                     }
                 }
             }
@@ -206,17 +214,10 @@ impl Adjacency {
             let fan_end = adjacency.fan_offsets[v as usize + 1] as usize;
             for k in fan_start..fan_end {
                 let t = adjacency.fans[k];
+                let corners = new[t as usize];
                 adjacency.edge_neighbours[t as usize] = std::array::from_fn(|i| {
-                    let (c, next) = (new[t as usize][i], new[t as usize][(i + 1) % 3]);
-                    if next == c {
-                        return NONE;
-                    }
-                    adjacency
-                        .fan(c)
-                        .iter()
-                        .copied()
-                        .find(|&u| u != t && new[u as usize].contains(&next))
-                        .unwrap_or(NONE)
+                    let fan = adjacency.fan(corners[i]).iter();
+                    across(t, corners, i, fan.map(|&u| (u, new[u as usize])))
                 });
             }
         }

@@ -163,10 +163,10 @@ struct State {
     /// Whether the attempt in progress walked end point `j` to a local minimum (a walk stopped by its step
     /// bound goes on at the next update, so its answer cannot be reused).
     end_settled: Vec<bool>,
-    /// End point `j`'s answer from the last committed update that looked at it, and the positions' version and
-    /// point it was found for: an update with the same point (the entry point never moves) on the same
-    /// positions and no reseed candidate would find exactly this, so it is taken as it is.
-    end_reuse: Vec<Option<(u64, Vec3, EndPoint)>>,
+    /// End point `j`'s answer from the last committed update that looked at it, with the positions' version it
+    /// was found on: an update asking at the same point (the entry point never moves) on the same positions,
+    /// with no reseed candidate, would find exactly this, so it is taken as it is.
+    end_reuse: Vec<Option<(u64, EndPoint)>>,
     /// The attempt's dynamic points, and whether each segment is apart from the surface and outside.
     found_segments: Vec<Found>,
     outside: Vec<bool>,
@@ -559,9 +559,9 @@ impl State {
                 continue;
             }
             let version = pos.version();
-            if let Some((_, _, end)) = self.end_reuse[j].filter(|&(v, q, e)| {
+            if let Some((_, end)) = self.end_reuse[j].filter(|&(v, e)| {
                 Some(v) == version
-                    && q == p
+                    && e.point == p
                     && e.found.triangle == self.end_points[j]
                     && self.seeds.end_points[j].iter().all(|&s| s == NONE)
             }) {
@@ -671,7 +671,6 @@ impl State {
                     if !might_beat && !might_extend {
                         continue;
                     }
-
                     // On the same positions as its last check, its prepared corners still hold.
                     if e.version == version {
                         counters.exact_tests += 1;
@@ -770,7 +769,6 @@ impl State {
             self.next_segments[k] = found.triangle;
             self.contacts.push(contact);
         }
-
         // An end point left alone has only segments apart and outside around it: it is outside too.
         for j in 0..=n {
             self.next_end_inside[j] = self.end_fresh[j] && self.found_ends[j].is_inside();
@@ -818,10 +816,7 @@ impl State {
         for j in 0..self.end_reuse.len() {
             if self.end_fresh[j] {
                 self.end_reuse[j] = match (self.end_settled[j], self.read_version) {
-                    (true, Some(v)) => {
-                        let e = self.found_ends[j];
-                        Some((v, e.point, e))
-                    }
+                    (true, Some(v)) => Some((v, self.found_ends[j])),
                     _ => None,
                 };
             }
