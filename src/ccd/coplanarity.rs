@@ -109,7 +109,8 @@ fn bernstein(x: &[[f64; 3]; 8]) -> Option<([f64; 4], [f64; 4])> {
 }
 
 /// Width of the time slabs in which the coplanarity cubic pins possible contacts (2^-20 ≈ 9.5e-7 of the step):
-/// the time of impact reported from a slab is at most 1.5 slabs below the first contact.
+/// the time of impact reported from a slab is at most 1.5 slabs below the first contact (2 for a clean crossing
+/// proven over two slabs at whose border it falls, see [`Slab::span`]).
 pub(crate) const TIME_SLAB: f64 = 1.0 / (1u64 << 20) as f64;
 
 /// The instants at which the four points may be coplanar, as time intervals ("slabs") in increasing order:
@@ -126,10 +127,50 @@ pub(crate) struct CoplanarTimes {
     len: usize,
 }
 
-impl Iterator for CoplanarTimes {
-    type Item = (f64, f64);
+/// One interval of time in which the four points may be coplanar, with D at its two ends.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Slab {
+    /// Start and end of the interval (dyadic).
+    pub t0: f64,
+    pub t1: f64,
+    /// D(t0) and D(t1) as computed (the cubic's end Bernstein coefficients over the interval), each within
+    /// `radius` of the true value.
+    pub d0: f64,
+    pub d1: f64,
+    pub radius: f64,
+}
 
-    fn next(&mut self) -> Option<(f64, f64)> {
+impl Slab {
+    /// This slab, extended over the next one when D at its end cannot be told from zero and the next slab
+    /// (`next`, asked only then) follows on: a root at, or within rounding of, the border of two slabs (a
+    /// contact at t = 1/2 exactly, say) then lies inside the span of both.
+    pub fn span(self, next: impl FnOnce() -> Option<Slab>) -> Slab {
+        if self.d1.abs() > self.radius {
+            return self;
+        }
+        match next() {
+            Some(n) if n.t0 == self.t1 => Slab {
+                t1: n.t1,
+                d1: n.d1,
+                radius: self.radius.max(n.radius),
+                ..self
+            },
+            _ => self,
+        }
+    }
+
+    /// True when D provably changes sign over the slab, so the four points are coplanar at some instant strictly
+    /// inside it.
+    pub fn crosses_zero(&self) -> bool {
+        (self.d0 > self.radius && self.d1 < -self.radius)
+            || (self.d0 < -self.radius && self.d1 > self.radius)
+    }
+}
+
+impl Iterator for CoplanarTimes {
+    type Item = Slab;
+
+    fn next(&mut self) -> Option<Slab> {
         while self.len > 0 {
             self.len -= 1;
             let (t0, t1, c, r) = self.stack[self.len];
@@ -140,7 +181,13 @@ impl Iterator for CoplanarTimes {
             }
             let big = c.iter().fold(0.0_f64, |m, &x| m.max(x.abs()));
             if t1 - t0 <= TIME_SLAB || big <= 2.0 * r {
-                return Some((t0, t1));
+                return Some(Slab {
+                    t0,
+                    t1,
+                    d0: c[0],
+                    d1: c[3],
+                    radius: r,
+                });
             }
             // de Casteljau at 1/2: the halves' coefficients are averages of the true ones, within r of the
             // computed averages plus the rounding of three levels of averaging (each ≤ u·max|c|), plus an

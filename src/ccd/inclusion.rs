@@ -14,8 +14,11 @@
 //! (u, v) -> (u, v (1 - u)), which keeps F multilinear and makes the root box's corners the triangle's own
 //! vertices, so no corner lies outside the face.
 
-use super::coplanarity::{TIME_SLAB, coplanar_times};
+use super::coplanarity::{Slab, TIME_SLAB, coplanar_times};
+use super::crossing::crosses_inside;
 use super::exact::{StaticFace, predicates_exact, segments_touch, static_face, vertex_on_triangle};
+use arrayvec::ArrayVec;
+use glam::DVec3;
 
 /// Unit roundoff of `f64` (half an ulp of 1).
 const U: f64 = f64::EPSILON / 2.0;
@@ -470,19 +473,25 @@ fn miranda(pair: Pair, p: &[[f64; 3]; 8], c: &Cell, axis_values: &[[f64; 8]; 3])
     true
 }
 
+/// The four points at time `t`, in plain floating point (only used to locate a contact).
+fn points_at(p: &[[f64; 3]; 8], t: f64) -> [DVec3; 4] {
+    std::array::from_fn(|k| {
+        let a = DVec3::from(p[k]);
+        a + t * (DVec3::from(p[k + 4]) - a)
+    })
+}
+
+/// F(u, v) from the four points at one time (`points_at`), in plain floating point.
+fn value_at(pair: Pair, q: &[DVec3; 4], u: f64, v: f64) -> DVec3 {
+    match pair {
+        Pair::VertexFace => q[0] - q[1] - u * (q[2] - q[1]) - v * (1.0 - u) * (q[3] - q[1]),
+        Pair::EdgeEdge => q[0] + u * (q[1] - q[0]) - q[2] - v * (q[3] - q[2]),
+    }
+}
+
 /// F(t, u, v) in plain floating point (only used to locate a contact, never to decide one).
 fn value(pair: Pair, p: &[[f64; 3]; 8], t: f64, u: f64, v: f64) -> [f64; 3] {
-    let at = |k: usize, j: usize| p[k][j] + t * (p[k + 4][j] - p[k][j]);
-    std::array::from_fn(|j| match pair {
-        Pair::VertexFace => {
-            let a = at(1, j);
-            at(0, j) - a - u * (at(2, j) - a) - v * (1.0 - u) * (at(3, j) - a)
-        }
-        Pair::EdgeEdge => {
-            let (a0, b0) = (at(0, j), at(2, j));
-            a0 + u * (at(1, j) - a0) - b0 - v * (at(3, j) - b0)
-        }
-    })
+    value_at(pair, &points_at(p, t), u, v).to_array()
 }
 
 /// Where in cell `c` (in actual coordinates) the contact lies, approximately: Newton's method on F from the
@@ -555,11 +564,12 @@ fn grown(c: &Cell) -> Cell {
 /// Guarantee: `None` only if |F| > `separation` over the whole domain (exact real arithmetic on the given
 /// doubles), i.e. the primitives never come within `separation` of each other (Euclidean distance). A
 /// `Some` carries a lower bound of the first such time: no contact happens before it. Without a separation,
-/// contacts at t = 0 or t = 1 and a vertex against a static face are first decided exactly (see
+/// a clean crossing inside a coplanarity slab is proven without a search (see `crossing.rs`) and reported at
+/// the slab's start; contacts at t = 0 or t = 1 and a vertex against a static face are decided exactly (see
 /// `exact.rs`); a contact so proven at t = 1 or on a static face is reported at the start of the first
 /// coplanarity slab that can hold it, and after any contact is known, a cell at most 2^-20 long in time whose
 /// enclosure is at most 2^-20·scale wide ends the search at its start (the primitives are within
-/// √3·2^-20·scale of each other there). The contact itself is proven exactly (above), or by a cell that holds
+/// √3·2^-20·scale of each other there). The contact itself is proven (above), or by a cell that holds
 /// one (a zero of F by Miranda's theorem, or, with a separation, every coordinate of F within ±separation:
 /// the ∞-norm, so Euclidean distances up to √3·separation may be reported), or, for contacts at the edge of double
 /// precision, every component of F is within `separation + TOLERANCE·scale` of zero somewhere in it (scale:
@@ -572,9 +582,14 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
             // Without a separation a contact needs the four points coplanar: only the slabs of time where the
             // cubic may vanish are searched, in time order, and the first slab holding a contact answers (the
             // earlier ones hold none). Most non-contacts end here, before any set-up of the search.
-            let mut times = times?;
+            let mut times = times?.peekable();
             let first = times.next()?;
             let (p, scale, separation) = normalize(points, separation);
+            // A clean crossing in the first slab needs nothing else: no earlier time can hold a contact.
+            let span = first.span(|| times.peek().copied());
+            if crosses_inside(pair, &p, &span) {
+                return Some(slab_root(pair, &p, &span));
+            }
             // Exact decisions of the degenerate configurations that the search can only refine towards.
             let mut known_at_end = false;
             if predicates_exact(&p) {
@@ -587,7 +602,7 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
                         StaticFace::Misses => return None,
                         // The one contact is at the cubic's one root, which no time before the first slab
                         // can be (the cubic is provably non-zero there).
-                        StaticFace::Crosses => return Some(root_at(pair, &p, first.0)),
+                        StaticFace::Crosses => return Some(root_at(pair, &p, first.t0)),
                         StaticFace::Unknown => {}
                     }
                 }
@@ -595,22 +610,44 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
                 // out, and to the time tolerance (see `Search::run`).
                 known_at_end = touching(pair, &p, 4);
             }
-            let search = Search::new(pair, &p, scale, separation);
-            for (t0, t1) in std::iter::once(first).chain(times) {
+            // Set up only when a slab needs searching: a contact decided above or by the slab holding t = 1
+            // never needs it.
+            let mut search = None;
+            let mut slab = first;
+            for k in 0.. {
+                let (t0, t1) = (slab.t0, slab.t1);
                 if t1 - t0 > TIME_SLAB {
                     // The cubic is indistinguishable from zero here (e.g. motion within a plane): search the
                     // whole domain instead, as without the filter.
                     let known = known_at_end.then(|| root_at(pair, &p, 1.0));
-                    return search.run(Cell::ROOT, false, known, &mut budget);
+                    return Search::new(pair, &p, scale, separation).run(
+                        Cell::ROOT,
+                        false,
+                        known,
+                        &mut budget,
+                    );
                 }
                 if known_at_end && t1 >= 1.0 {
                     // The slab that holds the contact at t = 1, with no contact in any earlier slab: the first
                     // contact is in this slab, not before its start.
                     return Some(root_at(pair, &p, t0));
                 }
-                let earlier = search.run(Cell::slab(t0, t1), true, None, &mut budget);
+                if k > 0 {
+                    let span = slab.span(|| times.peek().copied());
+                    if crosses_inside(pair, &p, &span) {
+                        // No contact in the earlier slabs, and none outside the slabs.
+                        return Some(slab_root(pair, &p, &span));
+                    }
+                }
+                let earlier = search
+                    .get_or_insert_with(|| Search::new(pair, &p, scale, separation))
+                    .run(Cell::slab(t0, t1), true, None, &mut budget);
                 if earlier.is_some() {
                     return earlier;
+                }
+                match times.next() {
+                    Some(next) => slab = next,
+                    None => break,
                 }
             }
             // Only reached with a contact at t = 1 when the filter's last slab ended before it, which the
@@ -633,15 +670,14 @@ fn touching(pair: Pair, p: &[[f64; 3]; 8], k: usize) -> bool {
 /// A contact reported at `time` (decided elsewhere), located on the primitives by Gauss-Newton on |F(time, u,
 /// v)|² over [0, 1]² (F is linear in each of u and v). Only locates, never decides.
 fn root_at(pair: Pair, p: &[[f64; 3]; 8], time: f64) -> Root {
-    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    let diff = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let q = points_at(p, time);
     let (mut u, mut v) = (0.5, 0.5);
     for _ in 0..4 {
-        let f = value(pair, p, time, u, v);
-        let ju = diff(value(pair, p, time, 1.0, v), value(pair, p, time, 0.0, v));
-        let jv = diff(value(pair, p, time, u, 1.0), value(pair, p, time, u, 0.0));
-        let (a, b, c) = (dot(ju, ju), dot(ju, jv), dot(jv, jv));
-        let (ru, rv) = (-dot(ju, f), -dot(jv, f));
+        let f = value_at(pair, &q, u, v);
+        let ju = value_at(pair, &q, 1.0, v) - value_at(pair, &q, 0.0, v);
+        let jv = value_at(pair, &q, u, 1.0) - value_at(pair, &q, u, 0.0);
+        let (a, b, c) = (ju.dot(ju), ju.dot(jv), jv.dot(jv));
+        let (ru, rv) = (-ju.dot(f), -jv.dot(f));
         let det = a * c - b * b;
         if det == 0.0 || !det.is_finite() {
             break;
@@ -650,6 +686,15 @@ fn root_at(pair: Pair, p: &[[f64; 3]; 8], time: f64) -> Root {
         v = (v + (a * rv - b * ru) / det).clamp(0.0, 1.0);
     }
     Root { time, u, v }
+}
+
+/// A contact proven somewhere in `slab` ([`crosses_inside`]), reported at the slab's start (no contact is
+/// earlier) and located on the primitives at its middle.
+fn slab_root(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab) -> Root {
+    Root {
+        time: slab.t0,
+        ..root_at(pair, p, 0.5 * (slab.t0 + slab.t1))
+    }
 }
 
 /// What the search needs about one query: the projections it bounds F with and its stopping widths.
@@ -693,12 +738,12 @@ impl<'a> Search<'a> {
         let (pair, p, separation) = (self.pair, self.p, self.separation);
         let (axes, extra) = (&self.axes, &self.extra);
         let (proof_width, tolerance) = (self.proof_width, self.tolerance);
-        let mut stack = [root; MAX_DEPTH + 2];
-        let mut len = 1;
+        // Depth-first: each split pops one cell and pushes two, so the stack never holds more than one cell
+        // per level. Not initialized up front (12 KB, more than a whole easy query costs).
+        let mut stack = ArrayVec::<Cell, { MAX_DEPTH + 2 }>::new();
+        stack.push(root);
         let mut best: Option<Root> = known;
-        while len > 0 {
-            len -= 1;
-            let mut cell = stack[len];
+        while let Some(mut cell) = stack.pop() {
             if let Some(b) = best {
                 if cell.actual_low(0) >= b.time {
                     continue;
@@ -714,8 +759,9 @@ impl<'a> Search<'a> {
             if *budget == 0 {
                 // Out of budget: answer "contact" at the earliest time not yet ruled out (this cell and the
                 // stack).
-                let time = stack[..=len]
+                let time = stack
                     .iter()
+                    .chain([&cell])
                     .map(|c| c.actual_low(0))
                     .fold(best.map_or(1.0, |b| b.time), f64::min);
                 return Some(Root {
@@ -799,9 +845,8 @@ impl<'a> Search<'a> {
             let (early, late) = cell.split(axis);
             // Pushed so that the earlier half (in t) is examined first: the first contact found is then
             // usually the earliest, and later cells are pruned against it.
-            stack[len] = late;
-            stack[len + 1] = early;
-            len += 2;
+            stack.push(late);
+            stack.push(early);
         }
         best
     }

@@ -7,6 +7,7 @@
 pub mod broadphase;
 pub mod contact;
 pub mod coplanarity;
+mod crossing;
 pub mod edge_edge;
 mod exact;
 pub mod inclusion;

@@ -41,16 +41,17 @@ unsafe fn primitive(
 /// farther than `min_separation` (Euclidean) from the triangle for the whole step. `1` comes with
 /// `*out_time_of_impact`, a lower bound of the first time it comes that close (none happens earlier); `0` with
 /// 1.0. A reported contact is proven (exactly, with Shewchuk's predicates, when it happens at t = 0 or t = 1 or
-/// the face stands still; otherwise by Miranda's theorem), or within about 2^-62 times the largest coordinate
-/// of one, or undecided after 4,096 boxes of the search (with a separation: the largest coordinate difference
-/// within 1.001·min_separation).
+/// the face stands still; a clean crossing by interval bounds on the in-plane tests over the stretch of time
+/// where the four points become coplanar; otherwise by Miranda's theorem), or within about 2^-62 times the
+/// largest coordinate of one, or undecided after 4,096 boxes of the search (with a separation: the largest
+/// coordinate difference within 1.001·min_separation).
 ///
 /// Time tolerance (min_separation 0): the time reported is the start of a stretch of 2^-20 (about 1e-6) of the
-/// step that holds the proven contact, or in which the two come within √3·2^-20 times the largest coordinate
-/// once a contact is known, or (contacts proven exactly at t = 1 or on a static face) the start of the first
-/// stretch where their coplanarity cannot be ruled out. It is looser only where coplanarity cannot be ruled
-/// out over a longer stretch (motion within a plane) or the box budget ran out (the earliest time not ruled
-/// out). Bad input (NULL, NaN/Inf, a negative or non-finite separation) returns an error and writes nothing.
+/// step that holds the proven contact (of two such stretches for one at or near their border), or in which
+/// the two come within √3·2^-20 times the largest coordinate once a contact is known, or (contacts proven
+/// exactly at t = 1 or on a static face) the start of the first stretch where their coplanarity cannot be
+/// ruled out. It is looser only where coplanarity cannot be ruled out over a longer stretch (motion within a
+/// plane) or the box budget ran out (the earliest time not ruled out). Bad input (NULL, NaN/Inf, a negative or non-finite separation) returns an error and writes nothing.
 ///
 /// # Safety
 /// `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.

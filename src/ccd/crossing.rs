@@ -1,0 +1,229 @@
+//! A proof, without any search, that two primitives meet inside a coplanarity slab.
+//!
+//! Without a separation distance, a vertex meets a face (an edge meets an edge) only at an instant when the
+//! four points are coplanar (see `coplanarity.rs`). When the coplanarity cubic provably changes sign over a
+//! slab, the points are coplanar at some instant t* inside it; if, at *every* instant of the slab, the vertex
+//! lies strictly inside the triangle in the sense of the in-plane tests below (each edge pair strictly
+//! straddles the other's line), then it does so at t* too, where those tests decide containment: a contact in
+//! the slab is proven. This is the common case of a clean crossing, which the subdivision search would
+//! otherwise prove with a few cells and Miranda tests; a grazing or degenerate crossing fails the proof and
+//! goes to the search.
+//!
+//! The in-plane tests use the Lagrange identity (x × y)·(z × w) = (x·z)(y·w) − (x·w)(y·z): with n the face
+//! normal (or the two edges' cross product), the side of a point q of the plane relative to a line through a
+//! with direction d is the sign of (d × (q − a))·n. They are evaluated over the whole slab in midpoint-radius
+//! interval arithmetic: every coordinate is a linear function of time, enclosed over the slab by its value at
+//! the slab's midpoint and a radius, and every operation adds the rounding of its result, so each enclosure
+//! holds the exact values for every instant of the slab (for the doubles as given).
+
+use super::coplanarity::Slab;
+use super::inclusion::Pair;
+
+/// Unit roundoff of `f64`.
+const U: f64 = f64::EPSILON / 2.0;
+
+/// Absolute slack for results in the subnormal range: each operation there may lose up to 2^-1075, and a
+/// test takes fewer than 100 operations.
+const UNDERFLOW: f64 = 1.0e-300;
+
+/// A real known to lie within `r` of `c`, whatever the instant of the slab.
+#[derive(Clone, Copy, Debug)]
+struct Enclosure {
+    c: f64,
+    r: f64,
+}
+
+impl Enclosure {
+    fn sub(self, o: Self) -> Self {
+        let c = self.c - o.c;
+        Self {
+            c,
+            r: self.r + o.r + U * c.abs(),
+        }
+    }
+
+    fn add(self, o: Self) -> Self {
+        let c = self.c + o.c;
+        Self {
+            c,
+            r: self.r + o.r + U * c.abs(),
+        }
+    }
+
+    fn mul(self, o: Self) -> Self {
+        let c = self.c * o.c;
+        Self {
+            c,
+            r: self.c.abs() * o.r + self.r * o.c.abs() + self.r * o.r + U * c.abs(),
+        }
+    }
+
+    /// Strictly positive (`1`), strictly negative (`-1`), or not proven either way (`0`). The radius was
+    /// itself computed in floating point, a few dozen operations each rounding by at most u: (1 + 64u) covers
+    /// them, and [`UNDERFLOW`] the subnormal range.
+    fn sign(self) -> i32 {
+        let r = self.r * (1.0 + 64.0 * U) + UNDERFLOW;
+        if self.c > r {
+            1
+        } else if self.c < -r {
+            -1
+        } else {
+            0
+        }
+    }
+}
+
+type Vector = [Enclosure; 3];
+
+fn sub(a: &Vector, b: &Vector) -> Vector {
+    [a[0].sub(b[0]), a[1].sub(b[1]), a[2].sub(b[2])]
+}
+
+fn dot(a: &Vector, b: &Vector) -> Enclosure {
+    a[0].mul(b[0]).add(a[1].mul(b[1])).add(a[2].mul(b[2]))
+}
+
+/// (x × y)·(z × w), by the Lagrange identity.
+fn cross_dot(x: &Vector, y: &Vector, z: &Vector, w: &Vector) -> Enclosure {
+    dot(x, z).mul(dot(y, w)).sub(dot(x, w).mul(dot(y, z)))
+}
+
+/// Point `k` of the query (moving linearly from `p[k]` to `p[k + 4]`) over the slab [t0, t1].
+fn point(p: &[[f64; 3]; 8], k: usize, slab: &Slab) -> Vector {
+    // Exact: the slab's ends are multiples of 2^-20 in [0, 1].
+    let mid = 0.5 * (slab.t0 + slab.t1);
+    let half = 0.5 * (slab.t1 - slab.t0);
+    std::array::from_fn(|j| {
+        let (x0, x1) = (p[k][j], p[k + 4][j]);
+        let dx = x1 - x0;
+        let edx = U * dx.abs();
+        let tdx = mid * dx;
+        let c = x0 + tdx;
+        let rounding = mid * edx + U * tdx.abs() + U * c.abs();
+        Enclosure {
+            c,
+            r: rounding + half * (dx.abs() + edx),
+        }
+    })
+}
+
+/// True only if the primitives of `p` (zero separation) provably meet at some instant strictly inside `slab`:
+/// the coplanarity cubic changes sign over it, and at every instant of it the vertex is strictly inside the
+/// face (vertex-face) or the two edges strictly straddle each other's lines (edge-edge).
+pub(crate) fn crosses_inside(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab) -> bool {
+    if !slab.crosses_zero() {
+        return false;
+    }
+    let q: [Vector; 4] = std::array::from_fn(|k| point(p, k, slab));
+    match pair {
+        Pair::VertexFace => {
+            // Vertex q0, face q1 q2 q3 with normal n = e1 × e2; the vertex's side of each edge, against n.
+            let (e1, e2) = (sub(&q[2], &q[1]), sub(&q[3], &q[1]));
+            let (pa, pb) = (sub(&q[0], &q[1]), sub(&q[0], &q[2]));
+            let bc = sub(&q[3], &q[2]);
+            let sides = [
+                cross_dot(&e1, &pa, &e1, &e2),
+                cross_dot(&bc, &pb, &e1, &e2),
+                cross_dot(&pa, &e2, &e1, &e2),
+            ];
+            sides.iter().all(|s| s.sign() == 1)
+        }
+        Pair::EdgeEdge => {
+            // Edges a0 a1 and b0 b1, n = (a1 - a0) × (b1 - b0): each edge's ends on strictly opposite sides of
+            // the other's line.
+            let (ea, eb) = (sub(&q[1], &q[0]), sub(&q[3], &q[2]));
+            let side_of_a = |x: &Vector| cross_dot(&ea, &sub(x, &q[0]), &ea, &eb).sign();
+            let side_of_b = |x: &Vector| cross_dot(&eb, &sub(x, &q[2]), &ea, &eb).sign();
+            let (b0, b1) = (side_of_a(&q[2]), side_of_a(&q[3]));
+            let (a0, a1) = (side_of_b(&q[0]), side_of_b(&q[1]));
+            b0 * b1 == -1 && a0 * a1 == -1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ccd::coplanarity::coplanar_times;
+
+    /// The first coplanarity slab of a query (zero separation), spanning the next one as the search does.
+    fn first_slab(p: &[[f64; 3]; 8]) -> Slab {
+        let mut times = coplanar_times(p)
+            .expect("bounded")
+            .expect("may be coplanar")
+            .peekable();
+        let first = times.next().expect("a slab");
+        first.span(|| times.peek().copied())
+    }
+
+    /// A vertex falling through the plane y = 0 at t = 1/2, at (x, z), and a fixed face there.
+    fn through(x: f64, z: f64) -> [[f64; 3]; 8] {
+        let face = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+        [
+            [x, 1.0, z],
+            face[0],
+            face[1],
+            face[2],
+            [x, -1.0, z],
+            face[0],
+            face[1],
+            face[2],
+        ]
+    }
+
+    #[test]
+    fn a_clean_crossing_is_proven_and_a_border_one_is_left_to_the_search() {
+        let proven = |p: [[f64; 3]; 8]| crosses_inside(Pair::VertexFace, &p, &first_slab(&p));
+        assert!(proven(through(0.25, 0.25)));
+        // 2^-40 inside the hypotenuse is far above rounding: proven. On it, 2^-40 outside it, and through a
+        // corner: not proven.
+        let tiny = 1.0 / (1u64 << 40) as f64;
+        assert!(proven(through(0.5, 0.5 - tiny)));
+        assert!(!proven(through(0.5, 0.5)));
+        assert!(!proven(through(0.5, 0.5 + tiny)));
+        assert!(!proven(through(0.0, 0.0)));
+        // Well outside.
+        assert!(!proven(through(0.8, 0.8)));
+    }
+
+    #[test]
+    fn edges_must_straddle_each_other_strictly() {
+        // Edge A along x at y = 1 - 2t; edge B along z, fixed, crossing A's line at x = s.
+        let query = |s: f64, b_end: f64| {
+            let (a0, a1) = ([-1.0, 1.0, 0.0], [1.0, 1.0, 0.0]);
+            let (b0, b1) = ([s, 0.0, -1.0], [s, 0.0, b_end]);
+            [a0, a1, b0, b1, [-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], b0, b1]
+        };
+        let proven = |p: [[f64; 3]; 8]| crosses_inside(Pair::EdgeEdge, &p, &first_slab(&p));
+        assert!(proven(query(0.0, 1.0)));
+        // B ends exactly on A's line, or just short of it; B crosses A's line beyond A's end.
+        assert!(!proven(query(0.0, 0.0)));
+        assert!(!proven(query(0.0, -1e-12)));
+        assert!(!proven(query(1.0, 1.0)));
+        assert!(!proven(query(1.5, 1.0)));
+    }
+
+    #[test]
+    fn no_sign_change_no_proof() {
+        // The vertex comes down onto the face's plane and leaves again (D touches zero without crossing it).
+        let face = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+        let slab = Slab {
+            t0: 0.5,
+            t1: 0.5 + 1.0 / (1u64 << 20) as f64,
+            d0: 1.0,
+            d1: 1.0,
+            radius: 0.0,
+        };
+        let p = [
+            [0.2, 1.0, 0.2],
+            face[0],
+            face[1],
+            face[2],
+            [0.2, -1.0, 0.2],
+            face[0],
+            face[1],
+            face[2],
+        ];
+        assert!(!crosses_inside(Pair::VertexFace, &p, &slab));
+    }
+}
