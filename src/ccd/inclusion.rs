@@ -585,14 +585,10 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
             let mut times = times?.peekable();
             let first = times.next()?;
             let (p, scale, separation) = normalize(points, separation);
-            // A clean crossing in the first slab needs nothing else: no earlier time can hold a contact.
-            let span = first.span(|| times.peek().copied());
-            if crosses_inside(pair, &p, &span) {
-                return Some(slab_root(pair, &p, &span));
-            }
             // Exact decisions of the degenerate configurations that the search can only refine towards.
             let mut known_at_end = false;
-            if predicates_exact(&p) {
+            let exact = predicates_exact(&p);
+            if exact {
                 if touching(pair, &p, 0) {
                     // In contact when the step starts: the first contact is t = 0 itself.
                     return Some(root_at(pair, &p, 0.0));
@@ -606,6 +602,13 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
                         StaticFace::Unknown => {}
                     }
                 }
+            }
+            // A clean crossing in the first slab needs nothing else: no earlier time can hold a contact.
+            let span = first.span(|| times.peek().copied());
+            if crosses_inside(pair, &p, &span) {
+                return Some(slab_root(pair, &p, &span));
+            }
+            if exact {
                 // In contact when the step ends: a contact is proven, only earlier ones remain to be ruled
                 // out, and to the time tolerance (see `Search::run`).
                 known_at_end = touching(pair, &p, 4);
