@@ -14,11 +14,12 @@
 //! (u, v) -> (u, v (1 - u)), which keeps F multilinear and makes the root box's corners the triangle's own
 //! vertices, so no corner lies outside the face.
 
-use super::coplanarity::{Slab, TIME_SLAB, coplanar_times};
-use super::crossing::crosses_inside;
+use super::coplanarity::{TIME_SLAB, coplanar_times};
 use super::exact::{StaticFace, predicates_exact, segments_touch, static_face, vertex_on_triangle};
+use super::in_plane::{InPlane, in_plane};
 use arrayvec::ArrayVec;
 use glam::DVec3;
+use std::cell::OnceCell;
 
 /// Unit roundoff of `f64` (half an ulp of 1).
 const U: f64 = f64::EPSILON / 2.0;
@@ -564,8 +565,8 @@ fn grown(c: &Cell) -> Cell {
 /// Guarantee: `None` only if |F| > `separation` over the whole domain (exact real arithmetic on the given
 /// doubles), i.e. the primitives never come within `separation` of each other (Euclidean distance). A
 /// `Some` carries a lower bound of the first such time: no contact happens before it. Without a separation,
-/// a clean crossing inside a coplanarity slab is proven without a search (see `crossing.rs`) and reported at
-/// the slab's start; contacts at t = 0 or t = 1 and a vertex against a static face are decided exactly (see
+/// a clean crossing inside a coplanarity slab (reported at the slab's start), or primitives apart throughout
+/// one, are decided without a search (see `in_plane.rs`); contacts at t = 0 or t = 1 and a vertex against a static face are decided exactly (see
 /// `exact.rs`); a contact so proven at t = 1 or on a static face is reported at the start of the first
 /// coplanarity slab that can hold it, and after any contact is known, a cell at most 2^-20 long in time whose
 /// enclosure is at most 2^-20·scale wide ends the search at its start (the primitives are within
@@ -586,7 +587,6 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
             let first = times.next()?;
             let (p, scale, separation) = normalize(points, separation);
             // Exact decisions of the degenerate configurations that the search can only refine towards.
-            let mut known_at_end = false;
             let exact = predicates_exact(&p);
             if exact {
                 if touching(pair, &p, 0) {
@@ -603,50 +603,49 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
                     }
                 }
             }
-            // A clean crossing in the first slab needs nothing else: no earlier time can hold a contact.
-            let span = first.span(|| times.peek().copied());
-            if crosses_inside(pair, &p, &span) {
-                return Some(slab_root(pair, &p, &span));
-            }
-            if exact {
-                // In contact when the step ends: a contact is proven, only earlier ones remain to be ruled
-                // out, and to the time tolerance (see `Search::run`).
-                known_at_end = touching(pair, &p, 4);
-            }
-            // Set up only when a slab needs searching: a contact decided above or by the slab holding t = 1
-            // never needs it.
+            // In contact when the step ends (decided when a slab reaching t = 1 or a wide one asks): a contact is
+            // proven, only earlier ones remain to be ruled out, and to the time tolerance (see `Search::run`).
+            let at_end = OnceCell::new();
+            let known_at_end = || *at_end.get_or_init(|| exact && touching(pair, &p, 4));
+            // Set up only when a slab needs searching: most slabs are decided by the in-plane tests.
             let mut search = None;
             let mut slab = first;
-            for k in 0.. {
+            loop {
                 let (t0, t1) = (slab.t0, slab.t1);
-                if t1 - t0 > TIME_SLAB {
-                    // The cubic is indistinguishable from zero here (e.g. motion within a plane): search the
-                    // whole domain instead, as without the filter.
-                    let known = known_at_end.then(|| root_at(pair, &p, 1.0));
-                    return Search::new(pair, &p, scale, separation).run(
-                        Cell::ROOT,
-                        false,
-                        known,
-                        &mut budget,
-                    );
-                }
-                if known_at_end && t1 >= 1.0 {
+                // Wider than a slab: the cubic is indistinguishable from zero there (e.g. motion within a plane).
+                let wide = t1 - t0 > TIME_SLAB;
+                if !wide && t1 >= 1.0 && known_at_end() {
                     // The slab that holds the contact at t = 1, with no contact in any earlier slab: the first
                     // contact is in this slab, not before its start.
                     return Some(root_at(pair, &p, t0));
                 }
-                if k > 0 {
-                    let span = slab.span(|| times.peek().copied());
-                    if crosses_inside(pair, &p, &span) {
-                        // No contact in the earlier slabs, and none outside the slabs.
-                        return Some(slab_root(pair, &p, &span));
+                let span = if wide {
+                    slab
+                } else {
+                    slab.span(|| times.peek().copied())
+                };
+                match in_plane(pair, &p, &span) {
+                    // No contact in the earlier slabs, and none outside the slabs: the slab's start.
+                    InPlane::Crossing(u, v) => return Some(Root { time: t0, u, v }),
+                    InPlane::Apart => {}
+                    InPlane::Unknown if wide => {
+                        // Search the whole domain instead, as without the filter.
+                        let known = known_at_end().then(|| root_at(pair, &p, 1.0));
+                        return Search::new(pair, &p, scale, separation).run(
+                            Cell::ROOT,
+                            false,
+                            known,
+                            &mut budget,
+                        );
                     }
-                }
-                let earlier = search
-                    .get_or_insert_with(|| Search::new(pair, &p, scale, separation))
-                    .run(Cell::slab(t0, t1), true, None, &mut budget);
-                if earlier.is_some() {
-                    return earlier;
+                    InPlane::Unknown => {
+                        let earlier = search
+                            .get_or_insert_with(|| Search::new(pair, &p, scale, separation))
+                            .run(Cell::slab(t0, t1), true, None, &mut budget);
+                        if earlier.is_some() {
+                            return earlier;
+                        }
+                    }
                 }
                 match times.next() {
                     Some(next) => slab = next,
@@ -655,7 +654,7 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
             }
             // Only reached with a contact at t = 1 when the filter's last slab ended before it, which the
             // filter's bounds exclude; [0, 1) is free of contacts either way.
-            return known_at_end.then(|| root_at(pair, &p, 1.0));
+            return known_at_end().then(|| root_at(pair, &p, 1.0));
         }
     }
     let (p, scale, separation) = normalize(points, separation);
@@ -689,15 +688,6 @@ fn root_at(pair: Pair, p: &[[f64; 3]; 8], time: f64) -> Root {
         v = (v + (a * rv - b * ru) / det).clamp(0.0, 1.0);
     }
     Root { time, u, v }
-}
-
-/// A contact proven somewhere in `slab` ([`crosses_inside`]), reported at the slab's start (no contact is
-/// earlier) and located on the primitives at its middle.
-fn slab_root(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab) -> Root {
-    Root {
-        time: slab.t0,
-        ..root_at(pair, p, 0.5 * (slab.t0 + slab.t1))
-    }
 }
 
 /// What the search needs about one query: the projections it bounds F with and its stopping widths.

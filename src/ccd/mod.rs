@@ -7,9 +7,9 @@
 pub mod broadphase;
 pub mod contact;
 pub mod coplanarity;
-mod crossing;
 pub mod edge_edge;
 mod exact;
+mod in_plane;
 pub mod inclusion;
 pub mod mesh_pair;
 pub mod swept_box;

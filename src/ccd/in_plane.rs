@@ -1,15 +1,22 @@
-//! A proof, without any search, that two primitives meet inside a coplanarity slab.
+//! The in-plane tests over a coplanarity slab: a proof, without any search, that two primitives meet inside
+//! the slab, or that they are apart throughout it.
 //!
 //! Without a separation distance, a vertex meets a face (an edge meets an edge) only at an instant when the
-//! four points are coplanar (see `coplanarity.rs`). When the coplanarity cubic provably changes sign over a
-//! slab, the points are coplanar at some instant t* inside it; if, at *every* instant of the slab, the vertex
-//! lies strictly inside the triangle in the sense of the in-plane tests below (each edge pair strictly
-//! straddles the other's line), then it does so at t* too, where those tests decide containment: a contact in
-//! the slab is proven. This is the common case of a clean crossing, which the subdivision search would
-//! otherwise prove with a few cells and Miranda tests; a grazing or degenerate crossing fails the proof and
-//! goes to the search.
+//! four points are coplanar (see `coplanarity.rs`). At such an instant, containment is decided in the common
+//! plane: the vertex is inside the triangle iff it is on the inner side of its three edges' lines, two edges
+//! cross iff each one's ends straddle the other's line. These side tests are bounded over the whole slab:
+//! - if one of them is strictly on the outer side at every instant of the slab (the vertex beyond one edge's
+//!   line, or an edge's two ends on one side of the other's line), the primitives are apart whenever the points
+//!   are coplanar there: no contact in the slab;
+//! - if all of them are strictly on the inner side at every instant, and the coplanarity cubic provably
+//!   changes sign over the slab, the points are coplanar at some instant t* inside it, where the primitives
+//!   then meet: a contact in the slab is proven.
 //!
-//! The in-plane tests use the Lagrange identity (x × y)·(z × w) = (x·z)(y·w) − (x·w)(y·z): with n the face
+//! These are the common cases (a clean crossing, a clear miss of a plane's sweep); a grazing, touching or
+//! degenerate configuration is left to the subdivision search, which would otherwise decide every slab with a
+//! few cells and Miranda tests.
+//!
+//! The side tests use the Lagrange identity (x × y)·(z × w) = (x·z)(y·w) − (x·w)(y·z): with n the face
 //! normal (or the two edges' cross product), the side of a point q of the plane relative to a line through a
 //! with direction d is the sign of (d × (q − a))·n. They are evaluated over the whole slab in midpoint-radius
 //! interval arithmetic: every coordinate is a linear function of time, enclosed over the slab by its value at
@@ -107,13 +114,26 @@ fn point(p: &[[f64; 3]; 8], k: usize, slab: &Slab) -> Vector {
     })
 }
 
-/// True only if the primitives of `p` (zero separation) provably meet at some instant strictly inside `slab`:
-/// the coplanarity cubic changes sign over it, and at every instant of it the vertex is strictly inside the
-/// face (vertex-face) or the two edges strictly straddle each other's lines (edge-edge).
-pub(crate) fn crosses_inside(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab) -> bool {
-    if !slab.crosses_zero() {
-        return false;
-    }
+/// What the in-plane tests prove about a slab (zero separation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum InPlane {
+    /// The primitives meet at some instant strictly inside the slab: the coplanarity cubic changes sign over
+    /// it, and at every instant of it the vertex is strictly inside the face (vertex-face) or the two edges
+    /// strictly straddle each other's lines (edge-edge). With where, about, they meet, from the same tests at
+    /// the slab's middle: the vertex's Duffy coordinates on the face (barycentric u along f1 - f0, and
+    /// v / (1 - u) along f2 - f0), or the parameters along edge A and edge B.
+    Crossing(f64, f64),
+    /// They do not meet at any instant of the slab: at every instant, the vertex is strictly outside one edge
+    /// of the face, or one edge's ends are strictly on one side of the other's line, so whenever the four
+    /// points are coplanar in the slab the primitives are apart.
+    Apart,
+    /// Neither is proven (a grazing or touching contact, a degenerate face, parallel edges): the search
+    /// decides.
+    Unknown,
+}
+
+/// The in-plane tests of the primitives of `p` over `slab` (see [`InPlane`]).
+pub(crate) fn in_plane(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab) -> InPlane {
     let q: [Vector; 4] = std::array::from_fn(|k| point(p, k, slab));
     match pair {
         Pair::VertexFace => {
@@ -126,17 +146,34 @@ pub(crate) fn crosses_inside(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab) -> bool
                 cross_dot(&bc, &pb, &e1, &e2),
                 cross_dot(&pa, &e2, &e1, &e2),
             ];
-            sides.iter().all(|s| s.sign() == 1)
+            let signs = sides.map(Enclosure::sign);
+            if signs.contains(&-1) {
+                return InPlane::Apart;
+            }
+            if signs != [1; 3] || !slab.crosses_zero() {
+                return InPlane::Unknown;
+            }
+            // Barycentric weights of f2 (side of f0 f1) and f1 (side of f2 f0); both in (0, 1).
+            let total = sides[0].c + sides[1].c + sides[2].c;
+            let (u, w) = (sides[2].c / total, sides[0].c / total);
+            InPlane::Crossing(u, (w / (1.0 - u)).clamp(0.0, 1.0))
         }
         Pair::EdgeEdge => {
-            // Edges a0 a1 and b0 b1, n = (a1 - a0) × (b1 - b0): each edge's ends on strictly opposite sides of
-            // the other's line.
+            // Edges a0 a1 and b0 b1, n = (a1 - a0) × (b1 - b0): each edge's ends against the other's line.
             let (ea, eb) = (sub(&q[1], &q[0]), sub(&q[3], &q[2]));
-            let side_of_a = |x: &Vector| cross_dot(&ea, &sub(x, &q[0]), &ea, &eb).sign();
-            let side_of_b = |x: &Vector| cross_dot(&eb, &sub(x, &q[2]), &ea, &eb).sign();
+            let side_of_a = |x: &Vector| cross_dot(&ea, &sub(x, &q[0]), &ea, &eb);
+            let side_of_b = |x: &Vector| cross_dot(&eb, &sub(x, &q[2]), &ea, &eb);
             let (b0, b1) = (side_of_a(&q[2]), side_of_a(&q[3]));
             let (a0, a1) = (side_of_b(&q[0]), side_of_b(&q[1]));
-            b0 * b1 == -1 && a0 * a1 == -1
+            let one_side = |x: Enclosure, y: Enclosure| x.sign() != 0 && x.sign() == y.sign();
+            if one_side(b0, b1) || one_side(a0, a1) {
+                return InPlane::Apart;
+            }
+            if b0.sign() * b1.sign() != -1 || a0.sign() * a1.sign() != -1 || !slab.crosses_zero() {
+                return InPlane::Unknown;
+            }
+            // Where each edge crosses the other's line, by the ratio of its ends' sides.
+            InPlane::Crossing(a0.c / (a0.c - a1.c), b0.c / (b0.c - b1.c))
         }
     }
 }
@@ -173,8 +210,22 @@ mod tests {
 
     #[test]
     fn a_clean_crossing_is_proven_and_a_border_one_is_left_to_the_search() {
-        let proven = |p: [[f64; 3]; 8]| crosses_inside(Pair::VertexFace, &p, &first_slab(&p));
+        let proven = |p: [[f64; 3]; 8]| {
+            matches!(
+                in_plane(Pair::VertexFace, &p, &first_slab(&p)),
+                InPlane::Crossing(..)
+            )
+        };
         assert!(proven(through(0.25, 0.25)));
+        // Located: barycentric u = 0.25 along f1 - f0, Duffy v = 0.125 / (1 - 0.25) along f2 - f0.
+        let q = through(0.25, 0.125);
+        let InPlane::Crossing(u, v) = in_plane(Pair::VertexFace, &q, &first_slab(&q)) else {
+            panic!("not proven")
+        };
+        assert!(
+            (u - 0.25).abs() < 1e-9 && (v - 0.125 / 0.75).abs() < 1e-9,
+            "{u} {v}"
+        );
         // 2^-40 inside the hypotenuse is far above rounding: proven. On it, 2^-40 outside it, and through a
         // corner: not proven.
         let tiny = 1.0 / (1u64 << 40) as f64;
@@ -182,8 +233,13 @@ mod tests {
         assert!(!proven(through(0.5, 0.5)));
         assert!(!proven(through(0.5, 0.5 + tiny)));
         assert!(!proven(through(0.0, 0.0)));
-        // Well outside.
+        // Well outside: apart over the slab. Just outside (2^-40 beyond the hypotenuse): apart too; on it: neither.
+        let apart =
+            |p: [[f64; 3]; 8]| in_plane(Pair::VertexFace, &p, &first_slab(&p)) == InPlane::Apart;
         assert!(!proven(through(0.8, 0.8)));
+        assert!(apart(through(0.8, 0.8)));
+        assert!(apart(through(0.5, 0.5 + tiny)));
+        assert!(!apart(through(0.5, 0.5)) && !apart(through(0.25, 0.25)));
     }
 
     #[test]
@@ -194,13 +250,32 @@ mod tests {
             let (b0, b1) = ([s, 0.0, -1.0], [s, 0.0, b_end]);
             [a0, a1, b0, b1, [-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], b0, b1]
         };
-        let proven = |p: [[f64; 3]; 8]| crosses_inside(Pair::EdgeEdge, &p, &first_slab(&p));
+        let proven = |p: [[f64; 3]; 8]| {
+            matches!(
+                in_plane(Pair::EdgeEdge, &p, &first_slab(&p)),
+                InPlane::Crossing(..)
+            )
+        };
         assert!(proven(query(0.0, 1.0)));
+        // Located: A is crossed at x = 0.25 (u = 0.625), B (z from -1 to 0.5) at z = 0 (v = 2/3).
+        let q = query(0.25, 0.5);
+        let InPlane::Crossing(u, v) = in_plane(Pair::EdgeEdge, &q, &first_slab(&q)) else {
+            panic!("not proven")
+        };
+        assert!(
+            (u - 0.625).abs() < 1e-9 && (v - 2.0 / 3.0).abs() < 1e-9,
+            "{u} {v}"
+        );
         // B ends exactly on A's line, or just short of it; B crosses A's line beyond A's end.
         assert!(!proven(query(0.0, 0.0)));
         assert!(!proven(query(0.0, -1e-12)));
         assert!(!proven(query(1.0, 1.0)));
         assert!(!proven(query(1.5, 1.0)));
+        // B wholly beyond A's end (A's ends on one side of B's line), or short of A's line: apart. Touching: not.
+        let apart =
+            |p: [[f64; 3]; 8]| in_plane(Pair::EdgeEdge, &p, &first_slab(&p)) == InPlane::Apart;
+        assert!(apart(query(1.5, 1.0)) && apart(query(0.0, -1e-12)));
+        assert!(!apart(query(1.0, 1.0)) && !apart(query(0.0, 0.0)) && !apart(query(0.0, 1.0)));
     }
 
     #[test]
@@ -224,6 +299,6 @@ mod tests {
             face[1],
             face[2],
         ];
-        assert!(!crosses_inside(Pair::VertexFace, &p, &slab));
+        assert_eq!(in_plane(Pair::VertexFace, &p, &slab), InPlane::Unknown);
     }
 }
