@@ -182,6 +182,7 @@ pub(crate) fn in_plane(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab) -> InPlane {
 mod tests {
     use super::*;
     use crate::ccd::coplanarity::coplanar_times;
+    use crate::ccd::tests::falling_vertex as through;
 
     /// The first coplanarity slab of a query (zero separation), spanning the next one as the search does.
     fn first_slab(p: &[[f64; 3]; 8]) -> Slab {
@@ -191,21 +192,6 @@ mod tests {
             .peekable();
         let first = times.next().expect("a slab");
         first.span(|| times.peek().copied())
-    }
-
-    /// A vertex falling through the plane y = 0 at t = 1/2, at (x, z), and a fixed face there.
-    fn through(x: f64, z: f64) -> [[f64; 3]; 8] {
-        let face = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
-        [
-            [x, 1.0, z],
-            face[0],
-            face[1],
-            face[2],
-            [x, -1.0, z],
-            face[0],
-            face[1],
-            face[2],
-        ]
     }
 
     #[test]
@@ -280,8 +266,8 @@ mod tests {
 
     #[test]
     fn no_sign_change_no_proof() {
-        // The vertex comes down onto the face's plane and leaves again (D touches zero without crossing it).
-        let face = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+        // A slab over which D is given as positive at both ends: however cleanly inside the face the vertex is
+        // there, no crossing is claimed (that needs a coplanar instant in the slab), nor a miss.
         let slab = Slab {
             t0: 0.5,
             t1: 0.5 + 1.0 / (1u64 << 20) as f64,
@@ -289,16 +275,7 @@ mod tests {
             d1: 1.0,
             radius: 0.0,
         };
-        let p = [
-            [0.2, 1.0, 0.2],
-            face[0],
-            face[1],
-            face[2],
-            [0.2, -1.0, 0.2],
-            face[0],
-            face[1],
-            face[2],
-        ];
+        let p = through(0.2, 0.2);
         assert_eq!(in_plane(Pair::VertexFace, &p, &slab), InPlane::Unknown);
     }
 }

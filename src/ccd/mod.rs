@@ -61,8 +61,9 @@ pub fn check_query(points: &[[f64; 3]; 8], min_separation: f64) -> Result<()> {
 mod tests {
     use super::*;
 
-    /// A vertex falling through the middle of a fixed horizontal triangle at t = 0.5.
-    fn falling_vertex(x: f64, z: f64) -> [[f64; 3]; 8] {
+    /// A vertex falling through the plane y = 0 at t = 0.5, at (x, z), and a fixed triangle there (also used by
+    /// the in-plane tests' unit tests).
+    pub(crate) fn falling_vertex(x: f64, z: f64) -> [[f64; 3]; 8] {
         let face = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
         [
             [x, 1.0, z],
