@@ -23,9 +23,10 @@
  * Continuous collision detection (Meseure & Chaillou)
  *   trocar_ccd_vertex_face / trocar_ccd_edge_edge test two primitives moving linearly over a step, in
  *   double precision, conservatively: "no collision" is proven (coplanarity-cubic filter with
- *   Shewchuk-style error bounds, then an inclusion search over (t, u, v) with running floating-point
- *   error bounds); "collision" is proven (interval bounds on a clean crossing, else Miranda's theorem)
- *   or within ~2^-62 of the largest coordinate of one, and the time of impact is a lower bound.
+ *   Shewchuk-style error bounds, then in-plane side tests in interval arithmetic over each stretch of time
+ *   where the points may be coplanar, then an inclusion search over (t, u, v) with running floating-point
+ *   error bounds); "collision" is proven (the same in-plane tests on a clean crossing, else Miranda's
+ *   theorem) or within ~2^-62 of the largest coordinate of one, and the time of impact is a lower bound.
  *   trocar_query_ccd reports the contacts between two
  *   meshes over the step: a mesh's step runs from its positions before the first
  *   trocar_mesh_update_positions since a CCD query last read it (upload it in as many pieces as you like)
