@@ -93,6 +93,29 @@ pub(crate) fn segments_touch(a0: [f64; 3], a1: [f64; 3], b0: [f64; 3], b1: [f64;
     false
 }
 
+/// `Some(axis)` only if all eight points lie exactly in one plane (and not all on one line), which projects
+/// one-to-one along coordinate axis `axis`: the four points are then coplanar at every instant of the step,
+/// whatever it is.
+pub(crate) fn all_coplanar(p: &[[f64; 3]; 8]) -> Option<usize> {
+    // Three points not on one line, proven by a projection in which they make a proper triangle: that
+    // projection is one-to-one on their plane.
+    let mut found = None;
+    'search: for i in 0..8 {
+        for j in i + 1..8 {
+            for k in j + 1..8 {
+                if let Some(axis) = (0..3).find(|&drop| o2(drop, p[i], p[j], p[k]) != 0.0) {
+                    found = Some((i, j, k, axis));
+                    break 'search;
+                }
+            }
+        }
+    }
+    let (i, j, k, axis) = found?;
+    p.iter()
+        .all(|&x| o3(p[i], p[j], p[k], x) == 0.0)
+        .then_some(axis)
+}
+
 /// The vertex-face query with a triangle that does not move during the step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum StaticFace {
@@ -194,6 +217,27 @@ mod tests {
         ));
         // Collinear overlapping segments are not decided here.
         assert!(!segments_touch(A, B, [0.5, 0.0, 0.0], [2.0, 0.0, 0.0]));
+    }
+
+    #[test]
+    fn all_coplanar_is_exact() {
+        let flat = [
+            A,
+            B,
+            C,
+            [0.3, 0.7, 0.0],
+            [2.0, 1.0, 0.0],
+            B,
+            [-1.0, 5.0, 0.0],
+            C,
+        ];
+        assert_eq!(all_coplanar(&flat), Some(2));
+        let mut off = flat;
+        off[6][2] = 1.0 / (1u64 << 60) as f64;
+        assert_eq!(all_coplanar(&off), None);
+        // All on one line: no plane is proven.
+        let line = [A, B, [2.0, 0.0, 0.0], A, B, A, B, [3.0, 0.0, 0.0]];
+        assert_eq!(all_coplanar(&line), None);
     }
 
     #[test]

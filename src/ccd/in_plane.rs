@@ -118,8 +118,9 @@ fn point(p: &[[f64; 3]; 8], k: usize, slab: &Slab) -> Vector {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum InPlane {
     /// The primitives meet at some instant strictly inside the slab: the coplanarity cubic changes sign over
-    /// it, and at every instant of it the vertex is strictly inside the face (vertex-face) or the two edges
-    /// strictly straddle each other's lines (edge-edge). With where, about, they meet, from the same tests at
+    /// it (or the points are coplanar throughout, and then they meet at every instant of it), and at every
+    /// instant of it the vertex is strictly inside the face (vertex-face) or the two edges strictly straddle
+    /// each other's lines (edge-edge). With where, about, they meet, from the same tests at
     /// the slab's middle: the vertex's Duffy coordinates on the face (barycentric u along f1 - f0, and
     /// v / (1 - u) along f2 - f0), or the parameters along edge A and edge B.
     Crossing(f64, f64),
@@ -132,44 +133,84 @@ pub(crate) enum InPlane {
     Unknown,
 }
 
-/// The in-plane tests of the primitives of `p` over `slab` (see [`InPlane`]).
-pub(crate) fn in_plane(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab) -> InPlane {
+/// The plane the side tests are taken in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Frame {
+    /// The plane the four points share at the instant they are coplanar, oriented by the face normal (or the
+    /// edges' cross product) at each instant: a crossing also needs the coplanarity cubic to change sign.
+    Moving,
+    /// All eight points lie in one fixed plane, which projects one-to-one along this coordinate axis: the
+    /// points are coplanar at every instant, the side tests are 2D orientations in that projection, and a
+    /// crossing holds at every instant of the slab.
+    Fixed(usize),
+}
+
+/// (x × y)·e_axis: the 2D orientation of x, y projected along coordinate axis `axis`.
+fn cross_on_axis(axis: usize, x: &Vector, y: &Vector) -> Enclosure {
+    let (i, j) = ((axis + 1) % 3, (axis + 2) % 3);
+    x[i].mul(y[j]).sub(x[j].mul(y[i]))
+}
+
+/// The in-plane tests of the primitives of `p` over `slab`, in `frame` (see [`InPlane`]).
+pub(crate) fn in_plane(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab, frame: Frame) -> InPlane {
     let q: [Vector; 4] = std::array::from_fn(|k| point(p, k, slab));
+    // The points are coplanar somewhere inside the slab (or everywhere in it).
+    let coplanar_inside = || frame != Frame::Moving || slab.crosses_zero();
     match pair {
         Pair::VertexFace => {
-            // Vertex q0, face q1 q2 q3 with normal n = e1 × e2; the vertex's side of each edge, against n.
+            // Vertex q0, face q1 q2 q3; the vertex's side of each edge, against the face's own orientation:
+            // n = e1 × e2 itself (n·n > 0), or the face's 2D orientation in the fixed plane.
             let (e1, e2) = (sub(&q[2], &q[1]), sub(&q[3], &q[1]));
             let (pa, pb) = (sub(&q[0], &q[1]), sub(&q[0], &q[2]));
             let bc = sub(&q[3], &q[2]);
-            let sides = [
-                cross_dot(&e1, &pa, &e1, &e2),
-                cross_dot(&bc, &pb, &e1, &e2),
-                cross_dot(&pa, &e2, &e1, &e2),
-            ];
-            let signs = sides.map(Enclosure::sign);
-            if signs.contains(&-1) {
+            let (side, orientation) = match frame {
+                Frame::Moving => (
+                    [
+                        cross_dot(&e1, &pa, &e1, &e2),
+                        cross_dot(&bc, &pb, &e1, &e2),
+                        cross_dot(&pa, &e2, &e1, &e2),
+                    ],
+                    1,
+                ),
+                Frame::Fixed(axis) => (
+                    [
+                        cross_on_axis(axis, &e1, &pa),
+                        cross_on_axis(axis, &bc, &pb),
+                        cross_on_axis(axis, &pa, &e2),
+                    ],
+                    cross_on_axis(axis, &e1, &e2).sign(),
+                ),
+            };
+            let signs = side.map(Enclosure::sign);
+            if orientation == 0 {
+                return InPlane::Unknown;
+            }
+            if signs.contains(&-orientation) {
                 return InPlane::Apart;
             }
-            if signs != [1; 3] || !slab.crosses_zero() {
+            if signs != [orientation; 3] || !coplanar_inside() {
                 return InPlane::Unknown;
             }
             // Barycentric weights of f2 (side of f0 f1) and f1 (side of f2 f0); both in (0, 1).
-            let total = sides[0].c + sides[1].c + sides[2].c;
-            let (u, w) = (sides[2].c / total, sides[0].c / total);
+            let total = side[0].c + side[1].c + side[2].c;
+            let (u, w) = (side[2].c / total, side[0].c / total);
             InPlane::Crossing(u, (w / (1.0 - u)).clamp(0.0, 1.0))
         }
         Pair::EdgeEdge => {
-            // Edges a0 a1 and b0 b1, n = (a1 - a0) × (b1 - b0): each edge's ends against the other's line.
+            // Edges a0 a1 and b0 b1: each edge's ends against the other's line, oriented by n = (a1 - a0) ×
+            // (b1 - b0), or in the fixed plane's projection.
             let (ea, eb) = (sub(&q[1], &q[0]), sub(&q[3], &q[2]));
-            let side_of_a = |x: &Vector| cross_dot(&ea, &sub(x, &q[0]), &ea, &eb);
-            let side_of_b = |x: &Vector| cross_dot(&eb, &sub(x, &q[2]), &ea, &eb);
-            let (b0, b1) = (side_of_a(&q[2]), side_of_a(&q[3]));
-            let (a0, a1) = (side_of_b(&q[0]), side_of_b(&q[1]));
+            let side = |e: &Vector, x: &Vector, origin: &Vector| match frame {
+                Frame::Moving => cross_dot(e, &sub(x, origin), &ea, &eb),
+                Frame::Fixed(axis) => cross_on_axis(axis, e, &sub(x, origin)),
+            };
+            let (b0, b1) = (side(&ea, &q[2], &q[0]), side(&ea, &q[3], &q[0]));
+            let (a0, a1) = (side(&eb, &q[0], &q[2]), side(&eb, &q[1], &q[2]));
             let one_side = |x: Enclosure, y: Enclosure| x.sign() != 0 && x.sign() == y.sign();
             if one_side(b0, b1) || one_side(a0, a1) {
                 return InPlane::Apart;
             }
-            if b0.sign() * b1.sign() != -1 || a0.sign() * a1.sign() != -1 || !slab.crosses_zero() {
+            if b0.sign() * b1.sign() != -1 || a0.sign() * a1.sign() != -1 || !coplanar_inside() {
                 return InPlane::Unknown;
             }
             // Where each edge crosses the other's line, by the ratio of its ends' sides.
@@ -198,14 +239,16 @@ mod tests {
     fn a_clean_crossing_is_proven_and_a_border_one_is_left_to_the_search() {
         let proven = |p: [[f64; 3]; 8]| {
             matches!(
-                in_plane(Pair::VertexFace, &p, &first_slab(&p)),
+                in_plane(Pair::VertexFace, &p, &first_slab(&p), Frame::Moving),
                 InPlane::Crossing(..)
             )
         };
         assert!(proven(through(0.25, 0.25)));
         // Located: barycentric u = 0.25 along f1 - f0, Duffy v = 0.125 / (1 - 0.25) along f2 - f0.
         let q = through(0.25, 0.125);
-        let InPlane::Crossing(u, v) = in_plane(Pair::VertexFace, &q, &first_slab(&q)) else {
+        let InPlane::Crossing(u, v) =
+            in_plane(Pair::VertexFace, &q, &first_slab(&q), Frame::Moving)
+        else {
             panic!("not proven")
         };
         assert!(
@@ -220,8 +263,9 @@ mod tests {
         assert!(!proven(through(0.5, 0.5 + tiny)));
         assert!(!proven(through(0.0, 0.0)));
         // Well outside: apart over the slab. Just outside (2^-40 beyond the hypotenuse): apart too; on it: neither.
-        let apart =
-            |p: [[f64; 3]; 8]| in_plane(Pair::VertexFace, &p, &first_slab(&p)) == InPlane::Apart;
+        let apart = |p: [[f64; 3]; 8]| {
+            in_plane(Pair::VertexFace, &p, &first_slab(&p), Frame::Moving) == InPlane::Apart
+        };
         assert!(!proven(through(0.8, 0.8)));
         assert!(apart(through(0.8, 0.8)));
         assert!(apart(through(0.5, 0.5 + tiny)));
@@ -238,14 +282,15 @@ mod tests {
         };
         let proven = |p: [[f64; 3]; 8]| {
             matches!(
-                in_plane(Pair::EdgeEdge, &p, &first_slab(&p)),
+                in_plane(Pair::EdgeEdge, &p, &first_slab(&p), Frame::Moving),
                 InPlane::Crossing(..)
             )
         };
         assert!(proven(query(0.0, 1.0)));
         // Located: A is crossed at x = 0.25 (u = 0.625), B (z from -1 to 0.5) at z = 0 (v = 2/3).
         let q = query(0.25, 0.5);
-        let InPlane::Crossing(u, v) = in_plane(Pair::EdgeEdge, &q, &first_slab(&q)) else {
+        let InPlane::Crossing(u, v) = in_plane(Pair::EdgeEdge, &q, &first_slab(&q), Frame::Moving)
+        else {
             panic!("not proven")
         };
         assert!(
@@ -258,8 +303,9 @@ mod tests {
         assert!(!proven(query(1.0, 1.0)));
         assert!(!proven(query(1.5, 1.0)));
         // B wholly beyond A's end (A's ends on one side of B's line), or short of A's line: apart. Touching: not.
-        let apart =
-            |p: [[f64; 3]; 8]| in_plane(Pair::EdgeEdge, &p, &first_slab(&p)) == InPlane::Apart;
+        let apart = |p: [[f64; 3]; 8]| {
+            in_plane(Pair::EdgeEdge, &p, &first_slab(&p), Frame::Moving) == InPlane::Apart
+        };
         assert!(apart(query(1.5, 1.0)) && apart(query(0.0, -1e-12)));
         assert!(!apart(query(1.0, 1.0)) && !apart(query(0.0, 0.0)) && !apart(query(0.0, 1.0)));
     }
@@ -276,6 +322,9 @@ mod tests {
             radius: 0.0,
         };
         let p = through(0.2, 0.2);
-        assert_eq!(in_plane(Pair::VertexFace, &p, &slab), InPlane::Unknown);
+        assert_eq!(
+            in_plane(Pair::VertexFace, &p, &slab, Frame::Moving),
+            InPlane::Unknown
+        );
     }
 }

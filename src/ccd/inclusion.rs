@@ -15,8 +15,11 @@
 //! vertices, so no corner lies outside the face.
 
 use super::coplanarity::{TIME_SLAB, coplanar_times};
-use super::exact::{StaticFace, predicates_exact, segments_touch, static_face, vertex_on_triangle};
-use super::in_plane::{InPlane, in_plane};
+use super::exact::{
+    StaticFace, all_coplanar, predicates_exact, segments_touch, static_face, vertex_on_triangle,
+};
+use super::in_plane::{Frame, InPlane, in_plane};
+use super::planar;
 use arrayvec::ArrayVec;
 use glam::DVec3;
 use std::cell::OnceCell;
@@ -566,7 +569,8 @@ fn grown(c: &Cell) -> Cell {
 /// doubles), i.e. the primitives never come within `separation` of each other (Euclidean distance). A
 /// `Some` carries a lower bound of the first such time: no contact happens before it. Without a separation,
 /// a clean crossing inside a coplanarity slab (reported at the slab's start), or primitives apart throughout
-/// one, are decided without a search (see `in_plane.rs`); contacts at t = 0 or t = 1 and a vertex against a static face are decided exactly (see
+/// one, are decided without a search (see `in_plane.rs`), and so is motion within one plane, over time (see
+/// `planar.rs`); contacts at t = 0 or t = 1 and a vertex against a static face are decided exactly (see
 /// `exact.rs`); a contact so proven at t = 1 or on a static face is reported at the start of the first
 /// coplanarity slab that can hold it, and after any contact is known, a cell at most 2^-20 long in time whose
 /// enclosure is at most 2^-20·scale wide ends the search at its start (the primitives are within
@@ -624,11 +628,17 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
                 } else {
                     slab.span(|| times.peek().copied())
                 };
-                match in_plane(pair, &p, &span) {
+                match in_plane(pair, &p, &span, Frame::Moving) {
                     // No contact in the earlier slabs, and none outside the slabs: the slab's start.
                     InPlane::Crossing(u, v) => return Some(Root { time: t0, u, v }),
                     InPlane::Apart => {}
                     InPlane::Unknown if wide => {
+                        // All eight points in one plane: decided in that plane, over time.
+                        if let Some(axis) = exact.then(|| all_coplanar(&p)).flatten() {
+                            if let Some(answer) = planar::first_contact(pair, &p, axis) {
+                                return answer;
+                            }
+                        }
                         // Search the whole domain instead, as without the filter.
                         let known = known_at_end().then(|| root_at(pair, &p, 1.0));
                         return Search::new(pair, &p, scale, separation).run(

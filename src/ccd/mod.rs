@@ -12,6 +12,7 @@ mod exact;
 mod in_plane;
 pub mod inclusion;
 pub mod mesh_pair;
+mod planar;
 pub mod swept_box;
 pub mod vertex_face;
 
