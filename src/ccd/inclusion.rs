@@ -566,20 +566,20 @@ fn grown(c: &Cell) -> Cell {
 /// `points` must be finite and `separation` finite and non-negative (checked by the callers).
 ///
 /// Guarantee: `None` only if |F| > `separation` over the whole domain (exact real arithmetic on the given
-/// doubles), i.e. the primitives never come within `separation` of each other (Euclidean distance). A
-/// `Some` carries a lower bound of the first such time: no contact happens before it. Without a separation,
-/// a clean crossing inside a coplanarity slab (reported at the slab's start), or primitives apart throughout
-/// one, are decided without a search (see `in_plane.rs`), and so is motion within one plane, over time (see
-/// `planar.rs`); contacts at t = 0 or t = 1 and a vertex against a static face are decided exactly (see
-/// `exact.rs`); a contact so proven at t = 1 or on a static face is reported at the start of the first
-/// coplanarity slab that can hold it, and after any contact is known, a cell at most 2^-20 long in time whose
-/// enclosure is at most 2^-20·scale wide ends the search at its start (the primitives are within
-/// √3·2^-20·scale of each other there). The contact itself is proven (above), or by a cell that holds
-/// one (a zero of F by Miranda's theorem, or, with a separation, every coordinate of F within ±separation:
-/// the ∞-norm, so Euclidean distances up to √3·separation may be reported), or, for contacts at the edge of double
-/// precision, every component of F is within `separation + TOLERANCE·scale` of zero somewhere in it (scale:
-/// the query's largest coordinate magnitude rounded up to a power of two), or the search ran out of cells
-/// ([`MAX_BOXES`]).
+/// doubles), i.e. the primitives never come within `separation` of each other (Euclidean distance). A `Some`
+/// carries a lower bound of the first such time: no contact happens before it. Without a separation, a clean
+/// crossing inside a coplanarity slab (reported at the slab's start), or primitives apart throughout one, are
+/// decided without a search (see `in_plane.rs`), and so is motion within a plane perpendicular to a
+/// coordinate axis, over time (see `planar.rs`); contacts at t = 0 or t = 1 and a vertex against a static
+/// face are decided exactly (see `exact.rs`); a contact so proven at t = 1 or on a static face is reported at
+/// the start of the first coplanarity slab that can hold it, and after any contact is known, a cell at most
+/// 2^-20 long in time whose enclosure is at most 2^-20·scale wide ends the search at its start (the
+/// primitives are within √3·2^-20·scale of each other there). The contact itself is proven (above), or by a
+/// cell that holds one (a zero of F by Miranda's theorem, or, with a separation, every coordinate of F within
+/// ±separation: the ∞-norm, so Euclidean distances up to √3·separation may be reported), or, for contacts at
+/// the edge of double precision, every component of F is within `separation + TOLERANCE·scale` of zero
+/// somewhere in it (scale: the query's largest coordinate magnitude rounded up to a power of two), or the
+/// search ran out of cells ([`MAX_BOXES`]).
 pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Option<Root> {
     let mut budget = MAX_BOXES;
     if separation == 0.0 {
@@ -634,7 +634,7 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
                     InPlane::Apart => {}
                     InPlane::Unknown if wide => {
                         // All eight points in one plane: decided in that plane, over time.
-                        if let Some(axis) = exact.then(|| all_coplanar(&p)).flatten() {
+                        if let Some(axis) = all_coplanar(&p) {
                             if let Some(answer) = planar::first_contact(pair, &p, axis) {
                                 return answer;
                             }

@@ -1,5 +1,5 @@
-//! Motion within one plane: all eight points lie exactly in one plane (a part sliding on a flat floor, two
-//! coplanar sheets), so the four points are coplanar at every instant and the coplanarity cubic is zero
+//! Motion within one plane: all eight points lie exactly in one plane perpendicular to a coordinate axis (a
+//! part sliding on a flat floor, two sheets in a symmetry plane), so the four points are coplanar at every instant and the coplanarity cubic is zero
 //! throughout: it cannot tell when a contact may happen. The contact is then decided in that plane, over
 //! time: the in-plane tests (`in_plane.rs`), 2D orientations in the plane's projection along an axis, are bounded over intervals of time, examined earliest first and
 //! halved where they decide nothing, down to slabs of 2^-20. An interval where the primitives are apart
@@ -11,12 +11,13 @@ use super::in_plane::{Frame, InPlane, in_plane};
 use super::inclusion::{Pair, Root};
 use arrayvec::ArrayVec;
 
-/// Intervals examined before giving up (parallel edges, a degenerate face, contacts that only touch): the
-/// caller then runs its general search. A contact's transition needs about two per halving.
-const MAX_INTERVALS: usize = 256;
+/// Intervals examined before giving up (a degenerate face, a vertex sliding along an edge's line, contacts
+/// that only touch): the caller then runs its general search. A contact's transition needs about two per
+/// halving, 41 down to a slab; 64 bounds what a query the in-plane tests cannot decide wastes.
+const MAX_INTERVALS: usize = 64;
 
 /// The first contact of two primitives moving within one plane (`p` normalized, all eight points in a plane
-/// that projects one-to-one along coordinate axis `axis`, zero separation): `Some(Some(root))` with a lower
+/// perpendicular to coordinate axis `axis`, zero separation): `Some(Some(root))` with a lower
 /// bound of its time, `Some(None)` when they provably never meet, `None` when this cannot decide.
 pub(crate) fn first_contact(pair: Pair, p: &[[f64; 3]; 8], axis: usize) -> Option<Option<Root>> {
     // Earliest first: the later half is pushed below the earlier one. One pending interval per halving.
