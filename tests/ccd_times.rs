@@ -444,3 +444,69 @@ fn motion_within_a_plane_matches_a_sampled_reference() {
         "{loose} of {contacts} times were loose"
     );
 }
+
+/// An edge's end touching the other edge, and a vertex touching an edge of the face, inside a plane
+/// perpendicular to the x axis that holds the touching point's path and the touched edge (the rest of the
+/// other primitive sticks out of it, so that point is the only place they can meet): the point crosses the
+/// edge's line once (the edge translates), at a parameter along the edge chosen inside (a contact, at a time
+/// known from the construction) or beyond its end (no contact at all).
+#[test]
+fn a_point_touching_an_edge_in_an_axis_plane() {
+    let mut rng = common::Rng(0xED6E);
+    let (mut contacts, mut misses) = (0, 0);
+    for i in 0..800 {
+        let face = i % 2 == 0;
+        let inside = i % 4 < 2;
+        let plane = 0.25;
+        let in_plane = |rng: &mut common::Rng, size: f64| {
+            let v = random_vector(rng, size);
+            DVec3::new(0.0, v.y, v.z)
+        };
+        let tc = f64::from(rng.range(0.05, 0.95));
+        let s = if inside {
+            f64::from(rng.range(0.1, 0.9))
+        } else {
+            f64::from(rng.range(1.1, 1.5))
+        };
+        // The touched edge e0 e1 translates within the plane; the point passes through e0 + s (e1 - e0) at tc.
+        let e0 = in_plane(&mut rng, 1.0) + DVec3::new(plane, 0.0, 0.0);
+        let e1 = e0 + in_plane(&mut rng, 1.0);
+        let shift = in_plane(&mut rng, 0.5);
+        let at_tc = e0 + s * (e1 - e0) + tc * shift;
+        let velocity = in_plane(&mut rng, 2.0);
+        let (x0, x1) = path(at_tc, velocity, tc);
+        // The other end of the point's edge (or the face's third corner) out of the plane, moving with it.
+        let out =
+            DVec3::new(0.5 + f64::from(rng.range(0.0, 0.5)), 0.0, 0.0) + in_plane(&mut rng, 0.5);
+        let (f0, f1) = (e0.to_array(), (e0 + shift).to_array());
+        let (g0, g1) = (e1.to_array(), (e1 + shift).to_array());
+        let (q, test): ([V; 8], Test) = if face {
+            // Vertex x against the face e0 e1 c, c out of the plane (moving with the edge).
+            let c0 = e0 + out;
+            let (c0, c1) = (c0.to_array(), (c0 + shift).to_array());
+            ([x0, f0, g0, c0, x1, f1, g1, c1], vertex_face)
+        } else {
+            // Edge x o against edge e0 e1.
+            let (o0, o1) = (
+                (DVec3::from(x0) + out).to_array(),
+                (DVec3::from(x1) + out).to_array(),
+            );
+            ([x0, o0, f0, g0, x1, o1, f1, g1], edge_edge)
+        };
+        let got = test(&q, 0.0).map(|hit| hit.time);
+        if inside {
+            let time =
+                got.unwrap_or_else(|| panic!("query {i}: the touching contact was missed: {q:?}"));
+            let slab = 1.0 / (1u64 << 20) as f64;
+            assert!(
+                time <= tc + 1e-9 && time >= tc - 2.0 * slab - 1e-9,
+                "query {i}: time {time}, contact at {tc}: {q:?}"
+            );
+            contacts += 1;
+        } else {
+            assert_eq!(got, None, "query {i}: no contact, reported one: {q:?}");
+            misses += 1;
+        }
+    }
+    eprintln!("a point touching an edge in an axis plane: {contacts} contacts and {misses} misses");
+}

@@ -219,6 +219,69 @@ pub(crate) fn in_plane(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab, frame: Frame)
     }
 }
 
+/// A contact proven strictly inside `slab` where a point of one primitive touches an edge of the other, in a
+/// plane perpendicular to a coordinate axis that holds the point's path and the edge throughout (the six
+/// positions share that coordinate exactly): an edge's end against the other edge, or the vertex against an
+/// edge of the face. There the in-plane tests above cannot decide (the point is on the edge's line at the
+/// contact instant, so one side test is zero), yet in that plane it is a 2D crossing: the point's side of the
+/// edge's line has proven opposite signs at the slab's two ends, so the point is on the line at some instant
+/// inside it, and at every instant of the slab it lies strictly between the edge's ends along the edge, so that
+/// instant is a contact. Returns where, as [`InPlane::Crossing`]'s parameters.
+pub(crate) fn touching_in_axis_plane(
+    pair: Pair,
+    p: &[[f64; 3]; 8],
+    slab: &Slab,
+) -> Option<(f64, f64)> {
+    // (point, edge ends, parameters from the fraction s along the edge).
+    type Locate = fn(f64) -> (f64, f64);
+    let candidates: &[(usize, usize, usize, Locate)] = match pair {
+        Pair::EdgeEdge => &[
+            (0, 2, 3, |s| (0.0, s)),
+            (1, 2, 3, |s| (1.0, s)),
+            (2, 0, 1, |s| (s, 0.0)),
+            (3, 0, 1, |s| (s, 1.0)),
+        ],
+        // Duffy coordinates of a point of each edge of the face: f0 f1 (u = s), f0 f2 (u = 0, v = s), f1 f2
+        // (u = 1 - s, barycentric v = s, Duffy v = s / s).
+        Pair::VertexFace => &[
+            (0, 1, 2, |s| (s, 0.0)),
+            (0, 1, 3, |s| (0.0, s)),
+            (0, 2, 3, |s| (1.0 - s, 1.0)),
+        ],
+    };
+    let ends = |t: f64| Slab {
+        t0: t,
+        t1: t,
+        ..*slab
+    };
+    for &(x, e0, e1, locate) in candidates {
+        let Some(axis) = (0..3).find(|&a| {
+            [x, e0, e1]
+                .iter()
+                .all(|&k| p[k][a] == p[x][a] && p[k + 4][a] == p[x][a])
+        }) else {
+            continue;
+        };
+        // The point's side of the edge's line at the slab's two ends: opposite signs, proven.
+        let side = |at: &Slab| {
+            let (a, b, c) = (point(p, e0, at), point(p, e1, at), point(p, x, at));
+            cross_on_axis(axis, &sub(&b, &a), &sub(&c, &a)).sign()
+        };
+        if side(&ends(slab.t0)) * side(&ends(slab.t1)) != -1 {
+            continue;
+        }
+        // Strictly between the ends along the edge, throughout the slab.
+        let (a, b, c) = (point(p, e0, slab), point(p, e1, slab), point(p, x, slab));
+        let along = sub(&b, &a);
+        let (from_a, from_b) = (dot(&sub(&c, &a), &along), dot(&sub(&c, &b), &along));
+        if from_a.sign() == 1 && from_b.sign() == -1 {
+            let s = from_a.c / (from_a.c - from_b.c);
+            return Some(locate(s.clamp(0.0, 1.0)));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,6 +371,55 @@ mod tests {
         };
         assert!(apart(query(1.5, 1.0)) && apart(query(0.0, -1e-12)));
         assert!(!apart(query(1.0, 1.0)) && !apart(query(0.0, 0.0)) && !apart(query(0.0, 1.0)));
+    }
+
+    /// Edge A: its end a0 moves in the plane x = 0 from z = -1 to z = 1 at y = `y`, a1 sticks out of the plane;
+    /// edge B fixed in the plane, along y from 0 to 1 at z = `z`.
+    fn end_across(y: f64, z: f64, x: f64) -> [[f64; 3]; 8] {
+        let (b0, b1) = ([0.0, 0.0, z], [0.0, 1.0, z]);
+        [
+            [x, y, -1.0],
+            [1.0, y, -1.0],
+            b0,
+            b1,
+            [x, y, 1.0],
+            [1.0, y, 1.0],
+            b0,
+            b1,
+        ]
+    }
+
+    #[test]
+    fn a_point_touching_an_edge_in_an_axis_plane_is_proven_only_when_it_crosses_it() {
+        // A slab around t = 1/2, when a0 reaches z = 0.
+        let w = 1.0 / (1u64 << 20) as f64;
+        let slab = |t: f64| Slab {
+            t0: t - w,
+            t1: t + w,
+            d0: 0.0,
+            d1: 0.0,
+            radius: 0.0,
+        };
+        let touch = |q: [[f64; 3]; 8], t: f64| touching_in_axis_plane(Pair::EdgeEdge, &q, &slab(t));
+        // a0 crosses B at y = 0.25: its end (u = 0), a quarter along B.
+        let (u, v) = touch(end_across(0.25, 0.0, 0.0), 0.5).expect("touches");
+        assert!(u == 0.0 && (v - 0.25).abs() < 1e-9, "{u} {v}");
+        // Beyond B's end, at B's end exactly, in a slab where a0 does not reach B's line, a0's path 2^-40 off
+        // the plane: not proven.
+        assert_eq!(touch(end_across(1.25, 0.0, 0.0), 0.5), None);
+        assert_eq!(touch(end_across(1.0, 0.0, 0.0), 0.5), None);
+        assert_eq!(touch(end_across(0.25, 0.0, 0.0), 0.25), None);
+        let tiny = 1.0 / (1u64 << 40) as f64;
+        assert_eq!(touch(end_across(0.25, 0.0, tiny), 0.5), None);
+        let mut leaving = end_across(0.25, 0.0, 0.0);
+        leaving[4][0] = tiny;
+        assert_eq!(touch(leaving, 0.5), None);
+        // A vertex of the same path against a face with edge B (f0 f1) in the plane, f2 out of it.
+        let e = end_across(0.25, 0.0, 0.0);
+        let f2 = [1.0, 0.5, 0.0];
+        let q = [e[0], e[2], e[3], f2, e[4], e[6], e[7], f2];
+        let (u, v) = touching_in_axis_plane(Pair::VertexFace, &q, &slab(0.5)).expect("touches");
+        assert!((u - 0.25).abs() < 1e-9 && v == 0.0, "{u} {v}");
     }
 
     #[test]

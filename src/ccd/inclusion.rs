@@ -18,7 +18,7 @@ use super::coplanarity::{TIME_SLAB, coplanar_times};
 use super::exact::{
     StaticFace, all_coplanar, predicates_exact, segments_touch, static_face, vertex_on_triangle,
 };
-use super::in_plane::{Frame, InPlane, in_plane};
+use super::in_plane::{Frame, InPlane, in_plane, touching_in_axis_plane};
 use super::planar;
 use arrayvec::ArrayVec;
 use glam::DVec3;
@@ -649,6 +649,10 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
                         );
                     }
                     InPlane::Unknown => {
+                        if let Some((u, v)) = touching_in_axis_plane(pair, &p, &span) {
+                            // A point touching an edge inside the slab, in a plane both lie in.
+                            return Some(Root { time: t0, u, v });
+                        }
                         let earlier = search
                             .get_or_insert_with(|| Search::new(pair, &p, scale, separation))
                             .run(Cell::slab(t0, t1), true, None, &mut budget);
