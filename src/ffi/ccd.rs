@@ -41,9 +41,10 @@ unsafe fn primitive(
 /// farther than `min_separation` (Euclidean) from the triangle for the whole step. `1` comes with
 /// `*out_time_of_impact`, a lower bound of the first time it comes that close (none happens earlier); `0` with
 /// 1.0. A reported contact is proven (exactly, with Shewchuk's predicates, when it happens at t = 0 or t = 1 or
-/// the face stands still; a clean crossing by interval bounds on the in-plane tests over the stretch of time
-/// where the four points become coplanar; otherwise by Miranda's theorem), or within about 2^-62 times the
-/// largest coordinate of one, or undecided after 4,096 boxes of the search (with a separation: the largest
+/// the face stands still; a clean crossing, or the vertex touching an edge of the face within a plane
+/// perpendicular to a coordinate axis, by interval bounds on the in-plane tests over the stretch of time where
+/// the four points become coplanar; otherwise by Miranda's theorem), or within about 2^-62 times the largest
+/// coordinate of one, or undecided after 4,096 boxes of the search (with a separation: the largest
 /// coordinate difference within 1.001·min_separation).
 ///
 /// Time tolerance (min_separation 0): the time reported is the start of a stretch of 2^-20 (about 1e-6) of the
