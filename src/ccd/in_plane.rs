@@ -86,6 +86,15 @@ fn sub(a: &Vector, b: &Vector) -> Vector {
     [a[0].sub(b[0]), a[1].sub(b[1]), a[2].sub(b[2])]
 }
 
+fn add(a: &Vector, b: &Vector) -> Vector {
+    [a[0].add(b[0]), a[1].add(b[1]), a[2].add(b[2])]
+}
+
+/// -a, exactly.
+fn neg(a: &Vector) -> Vector {
+    a.map(|x| Enclosure { c: -x.c, r: x.r })
+}
+
 fn dot(a: &Vector, b: &Vector) -> Enclosure {
     a[0].mul(b[0]).add(a[1].mul(b[1])).add(a[2].mul(b[2]))
 }
@@ -95,21 +104,27 @@ fn cross_dot(x: &Vector, y: &Vector, z: &Vector, w: &Vector) -> Enclosure {
     dot(x, z).mul(dot(y, w)).sub(dot(x, w).mul(dot(y, z)))
 }
 
-/// Point `k` of the query (moving linearly from `p[k]` to `p[k + 4]`) over the slab [t0, t1].
-fn point(p: &[[f64; 3]; 8], k: usize, slab: &Slab) -> Vector {
+/// Point `i` minus point `j` of the query over the slab [t0, t1]. Each point moves linearly from `p[k]` to
+/// `p[k + 4]`, so their difference does too, from `p[i] - p[j]` to `p[i + 4] - p[j + 4]`: taking the
+/// differences before interpolating keeps what the two points share (a common translation, equal coordinates)
+/// out of the enclosure, which would otherwise hold each point's whole motion over the slab twice.
+fn difference(p: &[[f64; 3]; 8], i: usize, j: usize, slab: &Slab) -> Vector {
     // Exact: the slab's ends are multiples of 2^-20 in [0, 1].
     let mid = 0.5 * (slab.t0 + slab.t1);
     let half = 0.5 * (slab.t1 - slab.t0);
-    std::array::from_fn(|j| {
-        let (x0, x1) = (p[k][j], p[k + 4][j]);
-        let dx = x1 - x0;
-        let edx = U * dx.abs();
-        let tdx = mid * dx;
-        let c = x0 + tdx;
-        let rounding = mid * edx + U * tdx.abs() + U * c.abs();
+    std::array::from_fn(|k| {
+        // The two ends' differences, each rounded (by at most u of itself): every value in between, a convex
+        // combination of the true ones, is within u·(|d0| + |d1|) of the same combination of these.
+        let (d0, d1) = (p[i][k] - p[j][k], p[i + 4][k] - p[j + 4][k]);
+        let input = U * (d0.abs() + d1.abs());
+        let dd = d1 - d0;
+        let edd = U * dd.abs();
+        let tdd = mid * dd;
+        let c = d0 + tdd;
+        let rounding = mid * edd + U * tdd.abs() + U * c.abs();
         Enclosure {
             c,
-            r: rounding + half * (dx.abs() + edx),
+            r: input + rounding + half * (dd.abs() + edd),
         }
     })
 }
@@ -153,16 +168,17 @@ fn cross_on_axis(axis: usize, x: &Vector, y: &Vector) -> Enclosure {
 
 /// The in-plane tests of the primitives of `p` over `slab`, in `frame` (see [`InPlane`]).
 pub(crate) fn in_plane(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab, frame: Frame) -> InPlane {
-    let q: [Vector; 4] = std::array::from_fn(|k| point(p, k, slab));
+    let d = |i: usize, j: usize| difference(p, i, j, slab);
     // The points are coplanar somewhere inside the slab (or everywhere in it).
     let coplanar_inside = || frame != Frame::Moving || slab.crosses_zero();
     match pair {
         Pair::VertexFace => {
             // Vertex q0, face q1 q2 q3; the vertex's side of each edge, against the face's own orientation:
             // n = e1 × e2 itself (n·n > 0), or the face's 2D orientation in the fixed plane.
-            let (e1, e2) = (sub(&q[2], &q[1]), sub(&q[3], &q[1]));
-            let (pa, pb) = (sub(&q[0], &q[1]), sub(&q[0], &q[2]));
-            let bc = sub(&q[3], &q[2]);
+            // Three differences; the other two are theirs (p - b = (p - a) - (b - a), c - b likewise), whose
+            // enclosures only add the two small radii.
+            let (e1, e2, pa) = (d(2, 1), d(3, 1), d(0, 1));
+            let (pb, bc) = (sub(&pa, &e1), sub(&e2, &e1));
             let (side, orientation) = match frame {
                 Frame::Moving => (
                     [
@@ -199,13 +215,15 @@ pub(crate) fn in_plane(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab, frame: Frame)
         Pair::EdgeEdge => {
             // Edges a0 a1 and b0 b1: each edge's ends against the other's line, oriented by n = (a1 - a0) ×
             // (b1 - b0), or in the fixed plane's projection.
-            let (ea, eb) = (sub(&q[1], &q[0]), sub(&q[3], &q[2]));
-            let side = |e: &Vector, x: &Vector, origin: &Vector| match frame {
-                Frame::Moving => cross_dot(e, &sub(x, origin), &ea, &eb),
-                Frame::Fixed(axis) => cross_on_axis(axis, e, &sub(x, origin)),
+            // Three differences: the edges and w = b0 - a0; b1 - a0 = w + eb, a0 - b0 = -w, a1 - b0 = ea - w.
+            let (ea, eb, w) = (d(1, 0), d(3, 2), d(2, 0));
+            // The side of a point relative to the line along e, `from` the line's origin to the point.
+            let side = |e: &Vector, from: &Vector| match frame {
+                Frame::Moving => cross_dot(e, from, &ea, &eb),
+                Frame::Fixed(axis) => cross_on_axis(axis, e, from),
             };
-            let (b0, b1) = (side(&ea, &q[2], &q[0]), side(&ea, &q[3], &q[0]));
-            let (a0, a1) = (side(&eb, &q[0], &q[2]), side(&eb, &q[1], &q[2]));
+            let (b0, b1) = (side(&ea, &w), side(&ea, &add(&w, &eb)));
+            let (a0, a1) = (side(&eb, &neg(&w)), side(&eb, &sub(&ea, &w)));
             let one_side = |x: Enclosure, y: Enclosure| x.sign() != 0 && x.sign() == y.sign();
             if one_side(b0, b1) || one_side(a0, a1) {
                 return InPlane::Apart;
@@ -264,16 +282,15 @@ pub(crate) fn touching_in_axis_plane(
         };
         // The point's side of the edge's line at the slab's two ends: opposite signs, proven.
         let side = |at: &Slab| {
-            let (a, b, c) = (point(p, e0, at), point(p, e1, at), point(p, x, at));
-            cross_on_axis(axis, &sub(&b, &a), &sub(&c, &a)).sign()
+            cross_on_axis(axis, &difference(p, e1, e0, at), &difference(p, x, e0, at)).sign()
         };
         if side(&ends(slab.t0)) * side(&ends(slab.t1)) != -1 {
             continue;
         }
         // Strictly between the ends along the edge, throughout the slab.
-        let (a, b, c) = (point(p, e0, slab), point(p, e1, slab), point(p, x, slab));
-        let along = sub(&b, &a);
-        let (from_a, from_b) = (dot(&sub(&c, &a), &along), dot(&sub(&c, &b), &along));
+        let along = difference(p, e1, e0, slab);
+        let from_a = dot(&difference(p, x, e0, slab), &along);
+        let from_b = dot(&difference(p, x, e1, slab), &along);
         if from_a.sign() == 1 && from_b.sign() == -1 {
             let s = from_a.c / (from_a.c - from_b.c);
             return Some(locate(s.clamp(0.0, 1.0)));
