@@ -571,15 +571,16 @@ size_t trocar_last_error_message(char *buf,
  * coordinate of one, or undecided after 4,096 boxes of the search (with a separation: the largest
  * coordinate difference within 1.001·min_separation).
  *
- * Time tolerance (min_separation 0): the time reported is the start of a stretch of 2^-20 (about 1e-6) of the
- * step that holds the proven contact (of two such stretches for one at or near their border), or in which
- * the two come within √3·2^-20 times the largest coordinate once a contact is known, or (contacts proven
- * exactly at t = 1 or on a static face) the start of the first stretch where their coplanarity cannot be
- * ruled out. Motion exactly within a plane perpendicular to a coordinate axis (the eight points share that
- * coordinate) is decided in that plane: the time is the start of the first such stretch where the in-plane
- * tests cannot rule a contact out (the face flat, or the contact only touching, for an instant). It is
- * looser only where coplanarity cannot be ruled out over a longer stretch (other motion within a plane, or
- * within 1e-16 of one) or the box budget ran out (the earliest time not ruled out). Bad input (NULL, NaN/Inf, a negative or non-finite separation) returns an error and writes nothing.
+ * Time tolerance (min_separation 0): the time reported is the start of a stretch of 2^-20 (about 1e-6) of
+ * the step that holds the proven contact (of two such stretches for one at or near their border), or in
+ * which the two come within √3·2^-20 times the largest coordinate once a contact is known, or (contacts
+ * proven exactly at t = 1 or on a static face) the start of the first stretch where their coplanarity cannot
+ * be ruled out. Motion exactly within a plane perpendicular to a coordinate axis (the eight points share
+ * that coordinate) is decided in that plane: the time is the start of the first such stretch where the
+ * in-plane tests cannot rule a contact out (the face flat, or the contact only touching, for an instant). It
+ * is looser only where coplanarity cannot be ruled out over a longer stretch (other motion within a plane,
+ * or within 1e-16 of one) or the box budget ran out (the earliest time not ruled out). Bad input (NULL,
+ * NaN/Inf, a negative or non-finite separation) returns an error and writes nothing.
  *
  * # Safety
  * `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.

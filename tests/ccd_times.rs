@@ -41,17 +41,23 @@ enum AtRoot {
     Unclear,
 }
 
+/// The coefficients (a, b) of r ≈ a·d1 + b·d2 by least squares, or `None` when d1 and d2 are parallel to
+/// within `parallel` (relative to |d1|²|d2|²).
+fn least_squares(d1: DVec3, d2: DVec3, r: DVec3, parallel: f64) -> Option<(f64, f64)> {
+    let (a, b, c) = (d1.dot(d1), d1.dot(d2), d2.dot(d2));
+    let det = a * c - b * b;
+    if det <= parallel * a * c {
+        return None;
+    }
+    let (e, f) = (d1.dot(r), d2.dot(r));
+    Some(((c * e - b * f) / det, (a * f - b * e) / det))
+}
+
 /// Vertex x[0] against triangle x[1..4] (coplanar): inside, outside, or too close to its border to tell.
 fn vertex_in_face(x: [DVec3; 4]) -> AtRoot {
-    let (e1, e2, w) = (x[2] - x[1], x[3] - x[1], x[0] - x[1]);
-    let (a, b, c) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
-    let det = a * c - b * b;
-    if det <= 1e-12 * a * c {
+    let Some((u, v)) = least_squares(x[2] - x[1], x[3] - x[1], x[0] - x[1], 1e-12) else {
         return AtRoot::Unclear;
-    }
-    let (r1, r2) = (w.dot(e1), w.dot(e2));
-    let u = (c * r1 - b * r2) / det;
-    let v = (a * r2 - b * r1) / det;
+    };
     let coords = [1.0 - u - v, u, v];
     if coords.iter().all(|&s| s > MARGIN) {
         AtRoot::Meet
@@ -64,16 +70,11 @@ fn vertex_in_face(x: [DVec3; 4]) -> AtRoot {
 
 /// Edge x[0]x[1] against edge x[2]x[3] (coplanar): crossing, apart, or too close to an end (or parallel).
 fn edges_cross(x: [DVec3; 4]) -> AtRoot {
-    let (d1, d2, r) = (x[1] - x[0], x[3] - x[2], x[2] - x[0]);
-    let (a, b, c) = (d1.dot(d1), d1.dot(d2), d2.dot(d2));
-    let det = a * c - b * b;
-    if det <= 1e-8 * a * c {
+    // x0 + s (x1 - x0) = x2 + u (x3 - x2): x2 - x0 = s (x1 - x0) - u (x3 - x2).
+    let Some((s, minus_u)) = least_squares(x[1] - x[0], x[3] - x[2], x[2] - x[0], 1e-8) else {
         return AtRoot::Unclear;
-    }
-    // x0 + s d1 = x2 + u d2, least squares.
-    let (e, f) = (d1.dot(r), d2.dot(r));
-    let s = (c * e - b * f) / det;
-    let u = (b * e - a * f) / det;
+    };
+    let u = -minus_u;
     let inside = |p: f64| p > MARGIN && p < 1.0 - MARGIN;
     let outside = |p: f64| !(-MARGIN..=1.0 + MARGIN).contains(&p);
     if inside(s) && inside(u) {
@@ -227,7 +228,7 @@ fn random_vector(rng: &mut common::Rng, size: f64) -> DVec3 {
 /// Random deforming faces and moving edges, each query aimed at a contact at a random time whose place on the
 /// primitives lies from 10 % outside to well inside them, so that many pass just beside an edge or a corner:
 /// every one the reference decides must agree with the library (this covers the proof of a clean crossing in
-/// `src/ccd/crossing.rs` as much as the search).
+/// `src/ccd/in_plane.rs` as much as the search).
 #[test]
 fn random_crossings_and_near_misses_match_the_reference() {
     let mut rng = common::Rng(0x7E57_CC0D);
@@ -322,9 +323,10 @@ fn planar_depth(face: bool, x: [DVec3; 4]) -> f64 {
     if face {
         let [p, a, b, c] = x;
         let area = cross2(b - a, c - a);
+        // Distances to the edges' lines, positive on the triangle's side.
         let sides = [(a, b), (b, c), (c, a)]
-            .map(|(u, v)| cross2(v - u, p - u) / area.abs() * (v - u).length());
-        if sides.iter().all(|&s| s * area > 0.0) {
+            .map(|(u, v)| cross2(v - u, p - u) * area.signum() / (v - u).length());
+        if sides.iter().all(|&s| s > 0.0) {
             sides.iter().fold(f64::INFINITY, |m, s| m.min(s.abs()))
         } else {
             -[(a, b), (b, c), (c, a)]

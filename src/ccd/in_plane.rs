@@ -135,9 +135,9 @@ pub(crate) enum InPlane {
     /// The primitives meet at some instant strictly inside the slab: the coplanarity cubic changes sign over
     /// it (or the points are coplanar throughout, and then they meet at every instant of it), and at every
     /// instant of it the vertex is strictly inside the face (vertex-face) or the two edges strictly straddle
-    /// each other's lines (edge-edge). With where, about, they meet, from the same tests at
-    /// the slab's middle: the vertex's Duffy coordinates on the face (barycentric u along f1 - f0, and
-    /// v / (1 - u) along f2 - f0), or the parameters along edge A and edge B.
+    /// each other's lines (edge-edge). With where, about, they meet, from the same tests at the slab's
+    /// middle: the vertex's Duffy coordinates on the face (barycentric u along f1 - f0, and v / (1 - u) along
+    /// f2 - f0), or the parameters along edge A and edge B.
     Crossing(f64, f64),
     /// They do not meet at any instant of the slab: at every instant, the vertex is strictly outside one edge
     /// of the face, or one edge's ends are strictly on one side of the other's line, so whenever the four

@@ -1,7 +1,8 @@
 //! Motion within one plane: all eight points lie exactly in one plane perpendicular to a coordinate axis (a
-//! part sliding on a flat floor, two sheets in a symmetry plane), so the four points are coplanar at every instant and the coplanarity cubic is zero
-//! throughout: it cannot tell when a contact may happen. The contact is then decided in that plane, over
-//! time: the in-plane tests (`in_plane.rs`), 2D orientations in the plane's projection along an axis, are bounded over intervals of time, examined earliest first and
+//! part sliding on a flat floor, two sheets in a symmetry plane), so the four points are coplanar at every
+//! instant and the coplanarity cubic is zero throughout: it cannot tell when a contact may happen. The
+//! contact is then decided in that plane, over time: the in-plane tests (`in_plane.rs`), 2D orientations in
+//! the plane's projection along an axis, are bounded over intervals of time, examined earliest first and
 //! halved where they decide nothing, down to slabs of 2^-20. An interval where the primitives are apart
 //! throughout holds no contact; one where they cross throughout holds one at every instant, so the first
 //! contact is no later than its start and no earlier than the first interval left undecided before it.
@@ -17,8 +18,8 @@ use arrayvec::ArrayVec;
 const MAX_INTERVALS: usize = 64;
 
 /// The first contact of two primitives moving within one plane (`p` normalized, all eight points in a plane
-/// perpendicular to coordinate axis `axis`, zero separation): `Some(Some(root))` with a lower
-/// bound of its time, `Some(None)` when they provably never meet, `None` when this cannot decide.
+/// perpendicular to coordinate axis `axis`, zero separation): `Some(Some(root))` with a lower bound of its
+/// time, `Some(None)` when they provably never meet, `None` when this cannot decide.
 pub(crate) fn first_contact(pair: Pair, p: &[[f64; 3]; 8], axis: usize) -> Option<Option<Root>> {
     // Earliest first: the later half is pushed below the earlier one. One pending interval per halving.
     let mut stack = ArrayVec::<(f64, f64), 24>::new();
