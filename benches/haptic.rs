@@ -9,6 +9,8 @@
 //! update without adjacency (every segment against every triangle, exactly), and the ratio. Also: the update
 //! followed by reading every strip in contact (strips are checked exactly when read; timed together, with the
 //! mean strip length), the update on a mesh whose positions never change (the working set stays in cache), the
+//! update with the deformation written by a second thread (a simulation thread; the timed one waits for each
+//! step, untimed, so the same positions are read: only the core that sweeps the mesh's memory changes), the
 //! bare dynamic point (no strip), one segment with a simulation thread rewriting every vertex without pause,
 //! what attaching a tracker costs `update_positions` and `set_triangles` (a local cut of 64 triangles made
 //! the way SOFA makes one, its restoration, and a list in which every triangle changed slot), and the
@@ -171,6 +173,11 @@ struct Mode {
     deform: bool,
     /// Read every in-contact segment's strip after each update, timed with it (strips are checked when read).
     read_strips: bool,
+    /// Deform on a second thread, as a simulation does, instead of between updates on the timed thread: the
+    /// timed thread waits (untimed) for each step's positions, then updates on against them. The writer's
+    /// sweep over the whole mesh (tens of MB on the 1.12M mesh) then goes through another core's private
+    /// caches, not through the tracker's.
+    simulation_thread: bool,
 }
 
 /// Times `updates` tracker updates along the palpation.
@@ -196,26 +203,59 @@ fn time_tracker(
     }
     let tests_before = tracker.stats().unwrap().exact_tests;
     let mut total = 0.0;
-    for i in 0..updates {
-        if mode.deform && i % HAPTIC_PER_STEP == 0 {
-            wave.positions((i / HAPTIC_PER_STEP) as f32 * 0.05, &mut deformed);
-            ctx.update_positions(mesh, 0, &deformed).expect("update");
-        }
-        let tool = palpation.tool(100 + i);
-        let t0 = Instant::now();
-        tracker.update(&tool, &mut contacts).unwrap();
-        if mode.read_strips {
-            for (k, c) in contacts.iter().enumerate() {
-                if c.penetration > 0.0 {
-                    strip += black_box(tracker.strip(k).unwrap().len());
-                }
+    // The simulation thread's handshake: steps asked for, and steps whose positions are written.
+    let (asked, written, stop) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicBool::new(false),
+    );
+    let simulation = || {
+        let mut deformed = Vec::new();
+        while !stop.load(Ordering::Acquire) {
+            let step = written.load(Ordering::Acquire);
+            if asked.load(Ordering::Acquire) > step {
+                wave.positions(step as f32 * 0.05, &mut deformed);
+                ctx.update_positions(mesh, 0, &deformed).expect("update");
+                written.store(step + 1, Ordering::Release);
+            } else {
+                std::hint::spin_loop();
             }
         }
-        let dt = t0.elapsed().as_secs_f64();
-        samples.push(dt);
-        total += dt;
-        in_contact += contacts.iter().filter(|c| c.penetration > 0.0).count();
-    }
+    };
+    std::thread::scope(|scope| {
+        if mode.deform && mode.simulation_thread {
+            scope.spawn(simulation);
+        }
+        for i in 0..updates {
+            if mode.deform && i % HAPTIC_PER_STEP == 0 {
+                let step = i / HAPTIC_PER_STEP;
+                if mode.simulation_thread {
+                    asked.store(step + 1, Ordering::Release);
+                    while written.load(Ordering::Acquire) <= step {
+                        std::hint::spin_loop();
+                    }
+                } else {
+                    wave.positions(step as f32 * 0.05, &mut deformed);
+                    ctx.update_positions(mesh, 0, &deformed).expect("update");
+                }
+            }
+            let tool = palpation.tool(100 + i);
+            let t0 = Instant::now();
+            tracker.update(&tool, &mut contacts).unwrap();
+            if mode.read_strips {
+                for (k, c) in contacts.iter().enumerate() {
+                    if c.penetration > 0.0 {
+                        strip += black_box(tracker.strip(k).unwrap().len());
+                    }
+                }
+            }
+            let dt = t0.elapsed().as_secs_f64();
+            samples.push(dt);
+            total += dt;
+            in_contact += contacts.iter().filter(|c| c.penetration > 0.0).count();
+        }
+        stop.store(true, Ordering::Release);
+    });
     let tests = tracker.stats().unwrap().exact_tests - tests_before;
     let (median, p90) = median_p90(&mut samples);
     let segment_updates = (updates * def.segment_count as usize) as f64;
@@ -424,6 +464,7 @@ fn main() {
         let deforming = Mode {
             deform: true,
             read_strips: false,
+            simulation_thread: false,
         };
         for &segments in &SEGMENTS {
             let def = TrackerDef {
@@ -451,6 +492,7 @@ fn main() {
                 Mode {
                     deform: true,
                     read_strips: true,
+                    simulation_thread: false,
                 },
             ));
         }
@@ -470,6 +512,22 @@ fn main() {
             Mode {
                 deform: false,
                 read_strips: false,
+                simulation_thread: false,
+            },
+        ));
+        rows.push(time_tracker(
+            &ctx,
+            mesh,
+            &wave,
+            &palpation,
+            one,
+            updates,
+            "tracker, mesh deformed by a simulation thread (waited for, untimed)",
+            index,
+            Mode {
+                deform: true,
+                read_strips: false,
+                simulation_thread: true,
             },
         ));
         let bare_def = TrackerDef {
@@ -539,8 +597,9 @@ fn main() {
     println!(
         "one CPU context per mesh (cpu_threads = 1); the tracker runs on the calling thread. Tool radius {RADIUS} cm, \
          entry 8 cm out; the tip palpates one spot of the liver (0.6 cm above to 0.4 cm into the surface, ±0.4 cm \
-         sideways, at most 0.02 cm per update); the mesh deforms every {HAPTIC_PER_STEP} updates (untimed) except \
-         on the \"mesh still\" row; strips of up to {STRIP} triangles, checked when read (timed only on the rows \
+         sideways, at most 0.02 cm per update); the mesh deforms every {HAPTIC_PER_STEP} updates (untimed; on the \
+         timed thread, between updates, except on the \"simulation thread\" row, and not at all on the \"mesh \
+         still\" row); strips of up to {STRIP} triangles, checked when read (timed only on the rows \
          reading them). \"contact\": share of segment-updates in contact; \"strip\": mean strip length in contact; \
          \"tests\": exact distance tests per update, strip reads included.{}",
         if quick {
@@ -606,6 +665,10 @@ fn main() {
             "tracker, and every strip in contact read",
         ),
         ("tracker on a still mesh", "tracker, mesh still"),
+        (
+            "tracker, mesh deformed on a simulation thread",
+            "tracker, mesh deformed by a simulation thread",
+        ),
         ("bare dynamic point", "tracker, no strip"),
     ] {
         let exact = |mesh: usize| {

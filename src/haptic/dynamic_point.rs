@@ -55,7 +55,7 @@ impl Probe {
     /// the mesh, where the separating-plane test below never holds (the surface bends towards the probe), this
     /// still rules out most neighbours for a dot product.
     #[inline]
-    fn plane_bound(&self, t: &PreparedTriangle) -> f32 {
+    pub fn plane_bound(&self, t: &PreparedTriangle) -> f32 {
         if !t.is_proper() {
             return 0.0;
         }
@@ -96,6 +96,36 @@ pub struct Found {
     pub closest: Closest,
     /// The triangle's corners, prepared.
     pub prepared: PreparedTriangle,
+}
+
+/// The plane separating a probe from the triangle closest to it (see the module doc): through the closest
+/// point on the mesh, facing the probe. Whatever lies wholly behind it is no closer to the probe than that
+/// triangle, which three dot products tell.
+#[derive(Clone, Copy, Debug)]
+pub struct SeparatingPlane {
+    normal: Vec3,
+    behind: f32,
+}
+
+impl SeparatingPlane {
+    /// The plane of `found`; `None` when the probe touches or crosses it (nothing is behind a zero distance).
+    #[inline]
+    pub fn of(found: &Found) -> Option<Self> {
+        let d = found.closest.distance;
+        if d <= 0.0 || !d.is_finite() {
+            return None;
+        }
+        let normal = (found.closest.on_tool - found.closest.on_mesh) / d;
+        let behind = normal.dot(found.closest.on_mesh)
+            + PLANE_SLACK * (1.0 + found.closest.on_mesh.abs().max_element());
+        Some(Self { normal, behind })
+    }
+
+    /// Whether point `p` lies behind the plane (up to rounding).
+    #[inline]
+    pub fn holds_behind(&self, p: Vec3) -> bool {
+        self.normal.dot(p) <= self.behind
+    }
 }
 
 /// Work done, for the statistics.
@@ -176,12 +206,9 @@ pub fn walk<P: Positions>(
     for _ in 0..max_steps {
         let d = best.closest.distance;
         // Touching or crossing: nothing is closer than zero.
-        if d <= 0.0 {
+        let Some(plane) = SeparatingPlane::of(&best) else {
             break;
-        }
-        let m = (best.closest.on_tool - best.closest.on_mesh) / d;
-        let behind = m.dot(best.closest.on_mesh)
-            + PLANE_SLACK * (1.0 + best.closest.on_mesh.abs().max_element());
+        };
         let mut next: Option<Found> = None;
         // The current triangle lies behind the plane itself: only a neighbour's other corners can be in front.
         let current = topology.triangles[best.triangle as usize];
@@ -191,7 +218,7 @@ pub fn walk<P: Positions>(
                 if left.is_some_and(|l| tri.iter().any(|v| l.contains(v))) {
                     return;
                 }
-                let in_front = |v: &u32| !current.contains(v) && m.dot(pos.get(*v)) > behind;
+                let in_front = |v: &u32| !current.contains(v) && !plane.holds_behind(pos.get(*v));
                 if !tri.iter().any(in_front) {
                     return;
                 }

@@ -232,8 +232,9 @@ pub struct StripCache {
     pub targets: [u32; 2],
     /// The topology it was built on.
     pub generation: u64,
-    /// Its length when built: a kept strip grows by the triangles it takes on, and is built again once it has
-    /// taken on half as many again (a fresh route would have dropped those the tool left behind).
+    /// Its length when built: a kept strip grows by the triangles it takes on until it has taken on half as
+    /// many again (or reached its bound); then each triangle it takes on replaces its farthest one, as a fresh
+    /// route would drop those the tool left behind.
     pub built: usize,
     /// The tracker attempt that last wrote it: valid only if that attempt's answers were committed.
     pub stamp: u64,
@@ -292,6 +293,41 @@ impl StripCache {
         }
     }
 
+    /// Drops the strip triangle whose distance to the segment, bounded from below at the strip's `travel`, is
+    /// the largest, other than the first (the dynamic point's at the last update), `from`, the targets' and
+    /// the routes' cut-short ends; false if there is none. On a fine mesh the tool's shadow holds more
+    /// triangles than a strip may (0.5 cm of surface under a tool is ~100 triangles of a 1M-triangle liver):
+    /// a full strip then keeps the triangles nearest the tool as the tool moves, which is what a strip is
+    /// read for (contacts) and where a triangle closer than the dynamic point would be, instead of being
+    /// built again (32 exact tests) at every move of an anchor.
+    fn drop_farthest(&mut self, from: u32, targets: &[Target; 2], travel: f64) -> bool {
+        let mut farthest: Option<(usize, f32)> = None;
+        for (i, e) in self.entries.iter().enumerate().skip(1) {
+            let t = e.found.triangle;
+            if t == from
+                || targets.iter().any(|g| g.triangle == t)
+                || self.cut_short.contains(&Some(i))
+            {
+                continue;
+            }
+            let lower = e.found.closest.distance - (travel - e.travel) as f32;
+            if farthest.is_none_or(|(_, d)| lower > d) {
+                farthest = Some((i, lower));
+            }
+        }
+        let Some((i, _)) = farthest else {
+            return false;
+        };
+        let last = self.entries.len() - 1;
+        self.entries.swap_remove(i);
+        for end in self.cut_short.iter_mut() {
+            if *end == Some(last) {
+                *end = Some(i);
+            }
+        }
+        true
+    }
+
     /// Whether it holds triangle `t`.
     pub fn holds(&self, t: u32) -> bool {
         self.entries.iter().any(|e| e.found.triangle == t)
@@ -301,8 +337,10 @@ impl StripCache {
     /// targets `targets`, as a fresh build would have them: each must be held already, or be a vertex-sharing
     /// neighbour of the one it replaces or of another strip triangle (the tool moved by less than a
     /// triangle), which `check` then checks exactly and which is added; a route cut short for being out of
-    /// reach ignores its target (the route stops before it anyway). False when that is not enough, or the
-    /// strip is full (or has grown by half since it was built): build it again.
+    /// reach ignores its target (the route stops before it anyway). A strip at its length bound (or grown by
+    /// half since it was built) makes room by dropping its triangle farthest from the segment (see
+    /// [`Self::drop_farthest`]). False when that is not enough: build it again.
+    #[allow(clippy::too_many_arguments)]
     pub fn carry_over(
         &mut self,
         topology: &Topology,
@@ -310,6 +348,7 @@ impl StripCache {
         previous_from: u32,
         targets: &[Target; 2],
         room: usize,
+        travel: f64,
         check: &mut impl FnMut(u32) -> Checked,
     ) -> bool {
         let triangles = &topology.triangles;
@@ -341,7 +380,9 @@ impl StripCache {
             if !beside {
                 return false;
             }
-            if self.entries.len() >= room.min(self.built + self.built.div_ceil(2) + 1) {
+            if self.entries.len() >= room.min(self.built + self.built.div_ceil(2) + 1)
+                && !self.drop_farthest(from, targets, travel)
+            {
                 return false;
             }
             self.entries.push(check(t));
@@ -509,13 +550,62 @@ mod tests {
             checks.push(t);
             checked(t)
         };
-        assert!(cache.carry_over(&topology, 9, 10, &[target(30), target(9)], 6, &mut check));
+        assert!(cache.carry_over(
+            &topology,
+            9,
+            10,
+            &[target(30), target(9)],
+            6,
+            0.0,
+            &mut check
+        ));
         assert_eq!(checks, [9]);
         assert_eq!(cache.targets, [30, 9]);
         // A jump of several triangles away from every strip triangle is not.
-        assert!(!cache.carry_over(&topology, 2, 9, &[target(30), target(9)], 6, &mut checked));
-        // Nor a neighbour when the strip is full.
-        assert!(!cache.carry_over(&topology, 8, 9, &[target(30), target(9)], 6, &mut checked));
+        assert!(!cache.carry_over(
+            &topology,
+            2,
+            9,
+            &[target(30), target(9)],
+            6,
+            0.0,
+            &mut checked
+        ));
+        // A full strip takes a neighbour by dropping its farthest triangle (by its distance bounded from below
+        // at the travel since its check), never the first, an anchor or a cut-short route end.
+        for (e, d) in cache.entries.iter_mut().zip([5.0, 3.0, 4.0, 2.0, 9.0, 9.0]) {
+            e.found.closest.distance = d;
+        }
+        cache.entries[3].travel = -2.5; // checked before the strip travelled 2.5 more: 2 - 2.5 < 3
+        let before: Vec<u32> = cache.entries.iter().map(|e| e.found.triangle).collect();
+        assert_eq!(before, [10, 11, 12, 13, 14, 9]);
+        assert!(cache.carry_over(
+            &topology,
+            8,
+            9,
+            &[target(30), target(9)],
+            6,
+            0.0,
+            &mut checked
+        ));
+        let after: Vec<u32> = cache.entries.iter().map(|e| e.found.triangle).collect();
+        assert_eq!(after, [10, 11, 9, 13, 14, 8]);
+        assert_eq!(cache.cut_short, [Some(4), None]);
+        // With nothing left to drop (all anchors or protected), it is built again.
+        let mut tight = StripCache::new(3);
+        tight.entries.extend([10, 9, 14].map(checked));
+        tight.built = 3;
+        tight.targets = [14, 9];
+        tight.cut_short = [Some(2), None];
+        assert!(!tight.carry_over(
+            &topology,
+            8,
+            10,
+            &[target(30), target(9)],
+            3,
+            0.0,
+            &mut checked
+        ));
         // The dynamic point's triangle leads; the cut-short index follows the triangle it named.
         cache.lead_with(14);
         assert_eq!(cache.entries[0].found.triangle, 14);

@@ -29,7 +29,8 @@ use super::Positions;
 use super::adjacency::NONE;
 use super::contact::{Contact, EndPoint, apart_outside, segment_contact, triangle_contact};
 use super::dynamic_point::{
-    Found, Probe, WalkCounters, closest_of, evaluate, nearest_vertex_starts, walk,
+    Found, Probe, SeparatingPlane, WalkCounters, closest_of, evaluate, nearest_vertex_starts,
+    prepare, walk,
 };
 use super::mirror::ReadCost;
 use super::seeds::Seeds;
@@ -638,6 +639,7 @@ impl State {
                     self.segments[k],
                     &targets,
                     room,
+                    travel,
                     &mut |t| Checked {
                         found: evaluate(pos, topology, t, &probe, &mut counters),
                         travel,
@@ -649,6 +651,7 @@ impl State {
                 let mut nearest: Option<Found> = None;
                 let to_beat = found.closest.distance - slack;
                 let own = topology.triangles[found.triangle as usize];
+                let plane = SeparatingPlane::of(&found);
                 for (i, e) in cache.entries.iter_mut().enumerate() {
                     let t = e.found.triangle;
                     if t == found.triangle {
@@ -662,14 +665,30 @@ impl State {
                     let cut_short = cache.cut_short.contains(&Some(i));
                     let lower = e.found.closest.distance - (travel - e.travel) as f32;
                     // The walk ended where no vertex-sharing neighbour is closer: those cannot move it.
+                    let corners = topology.triangles[t as usize];
+                    // Wholly behind the dynamic point's separating plane, it is no closer (on a fine mesh
+                    // many strip triangles are nearly as close as the dynamic point, so the distance bound
+                    // alone would re-check them at every move).
                     let might_beat = to_beat > 0.0
                         && lower < to_beat
-                        && !topology.triangles[t as usize]
-                            .iter()
-                            .any(|v| own.contains(v));
+                        && !corners.iter().any(|v| own.contains(v))
+                        && !plane
+                            .is_some_and(|p| corners.iter().all(|&v| p.holds_behind(pos.get(v))));
                     let might_extend = cut_short && lower <= reach;
                     if !might_beat && !might_extend {
                         continue;
+                    }
+                    // Nor if the segment is as far from its plane (where the first test fails because the
+                    // surface bends towards the tool, as a deformation makes it do here and there).
+                    if !might_extend {
+                        let prepared = if e.version == version {
+                            e.found.prepared
+                        } else {
+                            prepare(pos, topology, t)
+                        };
+                        if probe.plane_bound(&prepared) >= to_beat {
+                            continue;
+                        }
                     }
                     // On the same positions as its last check, its prepared corners still hold.
                     if e.version == version {
