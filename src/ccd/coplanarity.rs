@@ -5,6 +5,8 @@
 //! Shewchuk-style error bounds: when all four are provably of one strict sign, D has no root in [0, 1] and
 //! the primitives cannot meet. Only valid for a zero separation distance.
 
+use arrayvec::ArrayVec;
+
 /// Unit roundoff of `f64`.
 const U: f64 = f64::EPSILON / 2.0;
 
@@ -42,9 +44,9 @@ pub(crate) fn coplanar_times(x: &[[f64; 3]; 8]) -> Option<Option<CoplanarTimes>>
     if of_one_sign(&c, radius) {
         return Some(None);
     }
-    let mut stack = [(0.0, 0.0, [0.0; 4], 0.0); 24];
-    stack[0] = (0.0, 1.0, c, radius);
-    Some(Some(CoplanarTimes { stack, len: 1 }))
+    let mut stack = ArrayVec::new();
+    stack.push((0.0, 1.0, c, radius));
+    Some(Some(CoplanarTimes { stack, jump: true }))
 }
 
 /// True when every coefficient is of one strict sign beyond the error bound `r`: D has no root there (its
@@ -119,12 +121,16 @@ pub(crate) const TIME_SLAB: f64 = 1.0 / (1u64 << 20) as f64;
 /// averaging's rounding at each split; an interval is dropped when every coefficient is of one strict sign
 /// beyond the bound. Slabs are [`TIME_SLAB`] wide, except where D cannot be told from zero at all (its
 /// coefficients all within twice the error bound, e.g. motion within a plane): such an interval is returned
-/// whole, wider than a slab.
+/// whole, wider than a slab. An interval holding a single root goes to that root's slab in one step when an
+/// estimate of the root and two checks allow it ([`jump_to_root`]): a clean crossing costs a few dozen
+/// operations instead of twenty halvings.
 pub(crate) struct CoplanarTimes {
     /// Intervals still to subdivide, the earliest on top: (t0, t1, coefficients, error bound).
     /// Depth-first, so at most one pending interval per level of the 20 halvings down to a slab.
-    stack: [(f64, f64, [f64; 4], f64); 24],
-    len: usize,
+    stack: ArrayVec<(f64, f64, [f64; 4], f64), 24>,
+    /// Whether an interval holding one simple root goes straight to that root's slab ([`single_root_slab`]);
+    /// off only to compare with plain subdivision in tests.
+    jump: bool,
 }
 
 /// One interval of time in which the four points may be coplanar, with D at its two ends.
@@ -167,13 +173,88 @@ impl Slab {
     }
 }
 
+/// The slab holding D's only root in an interval, found without halving twenty times: the root is estimated in
+/// plain floating point (Newton's method from the control polygon's first sign change; the first slab if D may
+/// vanish at the start), and the interval [0, 1] (local parameter) is cut at the ends a, b of the slab of
+/// [`TIME_SLAB`] multiples holding the estimate, by blossoming: D's Bernstein coefficients over [0, a], [a, b]
+/// and [b, 1] are its polar form at (0, 0, a), ..., which de Casteljau's algorithm evaluates with the dyadic a
+/// and b (so 1 - a and 1 - b are exact), as convex combinations of `c` (each within `r` of the true one;
+/// `big` their largest magnitude), within `r` plus three levels of rounding. Only the estimate is unproven;
+/// what it leads to is checked: D provably of one sign over [0, a] and over [b, 1], so no time outside the
+/// slab can hold a root. `None` (halve as usual) otherwise: an estimate off by a slab, roots the estimate
+/// missed, several roots, rounding. `slabs`: the interval's length in slabs (a power of two).
+fn jump_to_root(c: &[f64; 4], r: f64, big: f64, slabs: u64) -> Option<Slab> {
+    let [b0, b1, b2, b3] = *c;
+    let radius = r + 8.0 * U * big + 4.0 * f64::MIN_POSITIVE;
+    let k = if b0.abs() <= r {
+        // D may vanish at the start: the first slab.
+        0
+    } else {
+        // The first sign change of the control polygon, and the crossing of that edge, to start from.
+        let i = (0..3).find(|&i| (c[i] < 0.0) != (c[i + 1] < 0.0) || c[i + 1].abs() <= r)?;
+        let mut s = (i as f64 + c[i] / (c[i] - c[i + 1])) / 3.0;
+        let (a1, a2, a3) = (
+            3.0 * (b1 - b0),
+            3.0 * (b2 - 2.0 * b1 + b0),
+            b3 - 3.0 * b2 + 3.0 * b1 - b0,
+        );
+        for _ in 0..8 {
+            let v = b0 + s * (a1 + s * (a2 + s * a3));
+            let slope = a1 + s * (2.0 * a2 + s * 3.0 * a3);
+            let next = (s - v / slope).clamp(0.0, 1.0);
+            if !next.is_finite() {
+                return None;
+            }
+            let done = (next - s).abs() * (slabs as f64) < 1.0 / 64.0;
+            s = next;
+            if done {
+                break;
+            }
+        }
+        ((s * slabs as f64) as u64).min(slabs - 1)
+    };
+    let (a, b) = (k as f64 / slabs as f64, (k + 1) as f64 / slabs as f64);
+    // D's polar form at (x, y, z): de Casteljau with a different parameter at each level.
+    let blossom = |x: f64, y: f64, z: f64| {
+        let m = |s: f64, p: f64, q: f64| (1.0 - s) * p + s * q;
+        let (l0, l1, l2) = (m(x, b0, b1), m(x, b1, b2), m(x, b2, b3));
+        let (q0, q1) = (m(y, l0, l1), m(y, l1, l2));
+        m(z, q0, q1)
+    };
+    if k > 0 {
+        let left = [
+            b0,
+            blossom(0.0, 0.0, a),
+            blossom(0.0, a, a),
+            blossom(a, a, a),
+        ];
+        if !of_one_sign(&left, radius) {
+            return None;
+        }
+    }
+    let (da, db) = (blossom(a, a, a), blossom(b, b, b));
+    let slab = Slab {
+        t0: a,
+        t1: b,
+        d0: da,
+        d1: db,
+        radius,
+    };
+    // And none after it: the slab then holds D's only root in the interval.
+    if b < 1.0 {
+        let right = [db, blossom(b, b, 1.0), blossom(b, 1.0, 1.0), b3];
+        if !of_one_sign(&right, radius) {
+            return None;
+        }
+    }
+    Some(slab)
+}
+
 impl Iterator for CoplanarTimes {
     type Item = Slab;
 
     fn next(&mut self) -> Option<Slab> {
-        while self.len > 0 {
-            self.len -= 1;
-            let (t0, t1, c, r) = self.stack[self.len];
+        while let Some((t0, t1, c, r)) = self.stack.pop() {
             // D over [t0, t1] lies within [min c - r, max c + r] (true coefficients within r of c; Bernstein
             // coefficients of a cubic enclose it).
             if of_one_sign(&c, r) {
@@ -189,6 +270,19 @@ impl Iterator for CoplanarTimes {
                     radius: r,
                 });
             }
+            // An interval with one root: straight to its slab (most crossings, from the first interval on).
+            if self.jump {
+                let slabs = ((t1 - t0) / TIME_SLAB) as u64;
+                if let Some(slab) = jump_to_root(&c, r, big, slabs) {
+                    // Local parameters to time (exact: dyadic, within the interval).
+                    let w = t1 - t0;
+                    return Some(Slab {
+                        t0: t0 + slab.t0 * w,
+                        t1: t0 + slab.t1 * w,
+                        ..slab
+                    });
+                }
+            }
             // de Casteljau at 1/2: the halves' coefficients are averages of the true ones, within r of the
             // computed averages plus the rounding of three levels of averaging (each ≤ u·max|c|), plus an
             // absolute term for halvings that underflow.
@@ -199,10 +293,91 @@ impl Iterator for CoplanarTimes {
             let radius = r + 4.0 * U * big + 4.0 * f64::MIN_POSITIVE;
             let mid = 0.5 * (t0 + t1);
             // Later half below the earlier one: the stack pops in time order.
-            self.stack[self.len] = (mid, t1, [mid_value, r1, r2, c[3]], radius);
-            self.stack[self.len + 1] = (t0, mid, [c[0], l1, l2, mid_value], radius);
-            self.len += 2;
+            self.stack
+                .push((mid, t1, [mid_value, r1, r2, c[3]], radius));
+            self.stack
+                .push((t0, mid, [c[0], l1, l2, mid_value], radius));
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift64*: test inputs without a dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> f64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// D(t) from the points interpolated at t, in plain floating point.
+    fn d_at(x: &[[f64; 3]; 8], t: f64) -> f64 {
+        let q: [[f64; 3]; 4] =
+            std::array::from_fn(|k| std::array::from_fn(|i| x[k][i] + t * (x[k + 4][i] - x[k][i])));
+        det_and_permanent(sub(q[1], q[0]), sub(q[2], q[0]), sub(q[3], q[0])).0
+    }
+
+    /// Every sign change of D between samples lies in a slab, and the slabs come in time order, disjoint and
+    /// aligned: with and without the jump to the first root, on random points and on points of a coarse
+    /// dyadic grid (whose roots often fall exactly on slab borders or at t = 0).
+    #[test]
+    fn slabs_hold_every_root() {
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let (mut roots, mut jumped_first) = (0, 0);
+        for case in 0..6000 {
+            let grid = case % 2 == 1;
+            let x: [[f64; 3]; 8] = std::array::from_fn(|_| {
+                std::array::from_fn(|_| {
+                    let v = 2.0 * rng.next() - 1.0;
+                    if grid { (v * 4.0).round() / 4.0 } else { v }
+                })
+            });
+            for jump in [true, false] {
+                let Some(Some(mut times)) = coplanar_times(&x) else {
+                    continue;
+                };
+                times.jump = jump;
+                let slabs: Vec<Slab> = times.collect();
+                for w in slabs.windows(2) {
+                    assert!(w[0].t1 <= w[1].t0, "{x:?}: {slabs:?}");
+                }
+                for s in &slabs {
+                    let width = s.t1 - s.t0;
+                    assert!(width >= TIME_SLAB && (s.t0 / width).fract() == 0.0, "{s:?}");
+                }
+                let n = 4096;
+                let mut last = (0.0, d_at(&x, 0.0));
+                for i in 1..=n {
+                    let t = i as f64 / n as f64;
+                    let d = d_at(&x, t);
+                    if d.abs() > 1e-9 {
+                        if last.1.abs() > 1e-9 && (last.1 < 0.0) != (d < 0.0) {
+                            roots += 1;
+                            assert!(
+                                slabs.iter().any(|s| s.t0 <= t && s.t1 >= last.0),
+                                "root in [{}, {t}] outside every slab (jump {jump}): {x:?} {slabs:?}",
+                                last.0
+                            );
+                        }
+                        last = (t, d);
+                    }
+                }
+                if jump && slabs.first().is_some_and(Slab::crosses_zero) {
+                    jumped_first += 1;
+                }
+            }
+        }
+        assert!(
+            roots > 1000 && jumped_first > 500,
+            "{roots} roots, {jumped_first}"
+        );
     }
 }

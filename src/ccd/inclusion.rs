@@ -593,7 +593,9 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
             // Exact decisions of the degenerate configurations that the search can only refine towards.
             let exact = predicates_exact(&p);
             if exact {
-                if touching(pair, &p, 0) {
+                // Touching at t = 0 needs the four points coplanar then: only if the first slab starts there
+                // (before it, D is provably non-zero).
+                if first.t0 == 0.0 && touching(pair, &p, 0) {
                     // In contact when the step starts: the first contact is t = 0 itself.
                     return Some(root_at(pair, &p, 0.0));
                 }
