@@ -65,6 +65,14 @@ impl Enclosure {
         }
     }
 
+    /// -self, exactly.
+    fn neg(self) -> Self {
+        Self {
+            c: -self.c,
+            r: self.r,
+        }
+    }
+
     /// Strictly positive (`1`), strictly negative (`-1`), or not proven either way (`0`). The radius was
     /// itself computed in floating point, a few dozen operations each rounding by at most u: (1 + 64u) covers
     /// them, and [`UNDERFLOW`] the subnormal range.
@@ -97,11 +105,6 @@ fn neg(a: &Vector) -> Vector {
 
 fn dot(a: &Vector, b: &Vector) -> Enclosure {
     a[0].mul(b[0]).add(a[1].mul(b[1])).add(a[2].mul(b[2]))
-}
-
-/// (x × y)·(z × w), by the Lagrange identity.
-fn cross_dot(x: &Vector, y: &Vector, z: &Vector, w: &Vector) -> Enclosure {
-    dot(x, z).mul(dot(y, w)).sub(dot(x, w).mul(dot(y, z)))
 }
 
 /// Point `i` minus point `j` of the query over the slab [t0, t1]. Each point moves linearly from `p[k]` to
@@ -180,14 +183,23 @@ pub(crate) fn in_plane(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab, frame: Frame)
             let (e1, e2, pa) = (d(2, 1), d(3, 1), d(0, 1));
             let (pb, bc) = (sub(&pa, &e1), sub(&e2, &e1));
             let (side, orientation) = match frame {
-                Frame::Moving => (
-                    [
-                        cross_dot(&e1, &pa, &e1, &e2),
-                        cross_dot(&bc, &pb, &e1, &e2),
-                        cross_dot(&pa, &e2, &e1, &e2),
-                    ],
-                    1,
-                ),
+                Frame::Moving => {
+                    // (x × y)·(e1 × e2) = (x·e1)(y·e2) − (x·e2)(y·e1) for the three edges, from five dot
+                    // products: bc and pb are differences, and a dot product is linear in each side.
+                    let (g11, g12, g22) = (dot(&e1, &e1), dot(&e1, &e2), dot(&e2, &e2));
+                    let (p1, p2) = (dot(&pa, &e1), dot(&pa, &e2));
+                    let lagrange = |x1: Enclosure, x2: Enclosure, y1: Enclosure, y2: Enclosure| {
+                        x1.mul(y2).sub(x2.mul(y1))
+                    };
+                    (
+                        [
+                            lagrange(g11, g12, p1, p2),
+                            lagrange(g12.sub(g11), g22.sub(g12), p1.sub(g11), p2.sub(g12)),
+                            lagrange(p1, p2, g12, g22),
+                        ],
+                        1,
+                    )
+                }
                 Frame::Fixed(axis) => (
                     [
                         cross_on_axis(axis, &e1, &pa),
@@ -217,13 +229,35 @@ pub(crate) fn in_plane(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab, frame: Frame)
             // (b1 - b0), or in the fixed plane's projection.
             // Three differences: the edges and w = b0 - a0; b1 - a0 = w + eb, a0 - b0 = -w, a1 - b0 = ea - w.
             let (ea, eb, w) = (d(1, 0), d(3, 2), d(2, 0));
-            // The side of a point relative to the line along e, `from` the line's origin to the point.
-            let side = |e: &Vector, from: &Vector| match frame {
-                Frame::Moving => cross_dot(e, from, &ea, &eb),
-                Frame::Fixed(axis) => cross_on_axis(axis, e, from),
+            let (b0, b1, a0, a1) = match frame {
+                Frame::Moving => {
+                    // The side of a point relative to the line along e, `from` the line's origin to it, is
+                    // (e × from)·(ea × eb) = (e·ea)(from·eb) − (e·eb)(from·ea): all four from five dot
+                    // products, a dot product being linear in each side.
+                    let (aa, ab, bb) = (dot(&ea, &ea), dot(&ea, &eb), dot(&eb, &eb));
+                    let (wa, wb) = (dot(&w, &ea), dot(&w, &eb));
+                    let lagrange = |e1: Enclosure, e2: Enclosure, f1: Enclosure, f2: Enclosure| {
+                        e1.mul(f2).sub(e2.mul(f1))
+                    };
+                    (
+                        // ea against b0 (from w) and b1 (from w + eb).
+                        lagrange(aa, ab, wa, wb),
+                        lagrange(aa, ab, wa.add(ab), wb.add(bb)),
+                        // eb against a0 (from -w) and a1 (from ea - w).
+                        lagrange(ab, bb, wa.neg(), wb.neg()),
+                        lagrange(ab, bb, aa.sub(wa), ab.sub(wb)),
+                    )
+                }
+                Frame::Fixed(axis) => {
+                    let side = |e: &Vector, from: &Vector| cross_on_axis(axis, e, from);
+                    (
+                        side(&ea, &w),
+                        side(&ea, &add(&w, &eb)),
+                        side(&eb, &neg(&w)),
+                        side(&eb, &sub(&ea, &w)),
+                    )
+                }
             };
-            let (b0, b1) = (side(&ea, &w), side(&ea, &add(&w, &eb)));
-            let (a0, a1) = (side(&eb, &neg(&w)), side(&eb, &sub(&ea, &w)));
             let one_side = |x: Enclosure, y: Enclosure| x.sign() != 0 && x.sign() == y.sign();
             if one_side(b0, b1) || one_side(a0, a1) {
                 return InPlane::Apart;
