@@ -46,7 +46,11 @@ pub(crate) fn coplanar_times(x: &[[f64; 3]; 8]) -> Option<Option<CoplanarTimes>>
     }
     let mut stack = ArrayVec::new();
     stack.push((0.0, 1.0, c, radius));
-    Some(Some(CoplanarTimes { stack, jump: true }))
+    Some(Some(CoplanarTimes {
+        stack,
+        peeked: None,
+        jump: true,
+    }))
 }
 
 /// True when every coefficient is of one strict sign beyond the error bound `r`: D has no root there (its
@@ -128,6 +132,8 @@ pub(crate) struct CoplanarTimes {
     /// Intervals still to subdivide, the earliest on top: (t0, t1, coefficients, error bound).
     /// Depth-first, so at most one pending interval per level of the 20 halvings down to a slab.
     stack: ArrayVec<(f64, f64, [f64; 4], f64), 24>,
+    /// The next slab, when [`Self::peek`] found it before [`Iterator::next`] asked.
+    peeked: Option<Option<Slab>>,
     /// Whether an interval holding one simple root goes straight to that root's slab ([`single_root_slab`]);
     /// off only to compare with plain subdivision in tests.
     jump: bool,
@@ -250,10 +256,18 @@ fn jump_to_root(c: &[f64; 4], r: f64, big: f64, slabs: u64) -> Option<Slab> {
     Some(slab)
 }
 
-impl Iterator for CoplanarTimes {
-    type Item = Slab;
+impl CoplanarTimes {
+    /// The slab [`Iterator::next`] will return, without taking it (as `Peekable` does, without moving the
+    /// iterator's kilobyte of stack into one).
+    pub fn peek(&mut self) -> Option<Slab> {
+        if self.peeked.is_none() {
+            self.peeked = Some(self.subdivide());
+        }
+        self.peeked.flatten()
+    }
 
-    fn next(&mut self) -> Option<Slab> {
+    /// The next slab, by subdivision.
+    fn subdivide(&mut self) -> Option<Slab> {
         while let Some((t0, t1, c, r)) = self.stack.pop() {
             // D over [t0, t1] lies within [min c - r, max c + r] (true coefficients within r of c; Bernstein
             // coefficients of a cubic enclose it).
@@ -299,6 +313,17 @@ impl Iterator for CoplanarTimes {
                 .push((t0, mid, [c[0], l1, l2, mid_value], radius));
         }
         None
+    }
+}
+
+impl Iterator for CoplanarTimes {
+    type Item = Slab;
+
+    fn next(&mut self) -> Option<Slab> {
+        match self.peeked.take() {
+            Some(slab) => slab,
+            None => self.subdivide(),
+        }
     }
 }
 

@@ -343,10 +343,9 @@ mod tests {
     fn first_slab(p: &[[f64; 3]; 8]) -> Slab {
         let mut times = coplanar_times(p)
             .expect("bounded")
-            .expect("may be coplanar")
-            .peekable();
+            .expect("may be coplanar");
         let first = times.next().expect("a slab");
-        first.span(|| times.peek().copied())
+        first.span(|| times.peek())
     }
 
     #[test]

@@ -583,11 +583,13 @@ fn grown(c: &Cell) -> Cell {
 pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Option<Root> {
     let mut budget = MAX_BOXES;
     if separation == 0.0 {
-        if let Some(times) = coplanar_times(points) {
+        let mut coplanar = coplanar_times(points);
+        if let Some(times) = &mut coplanar {
             // Without a separation a contact needs the four points coplanar: only the slabs of time where the
             // cubic may vanish are searched, in time order, and the first slab holding a contact answers (the
             // earlier ones hold none). Most non-contacts end here, before any set-up of the search.
-            let mut times = times?.peekable();
+            // Borrowed in place: the subdivision's stack is a kilobyte, not worth moving.
+            let times = times.as_mut()?;
             let first = times.next()?;
             let (p, scale, separation) = normalize(points, separation);
             // Exact decisions of the degenerate configurations that the search can only refine towards.
@@ -628,7 +630,7 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
                 let span = if wide {
                     slab
                 } else {
-                    slab.span(|| times.peek().copied())
+                    slab.span(|| times.peek())
                 };
                 match in_plane(pair, &p, &span, Frame::Moving) {
                     // No contact in the earlier slabs, and none outside the slabs: the slab's start.
