@@ -15,6 +15,13 @@ fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
+/// The largest magnitude of finite `values` (plain comparisons: `f64::max`'s NaN handling costs more, and the
+/// callers' inputs are finite).
+#[inline(always)]
+pub(crate) fn max_abs<'a>(values: impl Iterator<Item = &'a f64>) -> f64 {
+    values.fold(0.0, |m, &x| if x.abs() > m { x.abs() } else { m })
+}
+
 /// det(a, b, c) and its permanent (the same sum with every product's absolute value).
 #[inline(always)]
 pub(crate) fn det_and_permanent(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> (f64, f64) {
@@ -40,7 +47,7 @@ pub fn never_coplanar(x: &[[f64; 3]; 8]) -> bool {
 /// cannot be bounded (see [`bernstein`]) and every time must be searched.
 pub(crate) fn coplanar_times(x: &[[f64; 3]; 8]) -> Option<Option<CoplanarTimes>> {
     let (c, r) = bernstein(x)?;
-    let radius = r.iter().fold(0.0_f64, |m, &x| m.max(x));
+    let radius = r.iter().fold(0.0_f64, |m, &x| if x > m { x } else { m });
     if of_one_sign(&c, radius) {
         return Some(None);
     }
@@ -72,7 +79,7 @@ fn of_one_sign(c: &[f64; 4], r: f64) -> bool {
 /// determinant by at most 144u·scale³; 160u·scale³ is added to each. The middle coefficients are kept as three
 /// times their value (exact scaling does not change signs; the subdivision below divides by three).
 fn bernstein(x: &[[f64; 3]; 8]) -> Option<([f64; 4], [f64; 4])> {
-    let scale = x.iter().flatten().fold(0.0_f64, |m, &c| m.max(c.abs()));
+    let scale = max_abs(x.iter().flatten());
     let input = 160.0 * U * scale * scale * scale * (1.0 + 8.0 * U);
     // Below this, products may underflow into subnormals, where relative bounds fail: leave it to the search.
     if !(scale > 1e-60 && scale < 1e60) {
@@ -274,7 +281,7 @@ impl CoplanarTimes {
             if of_one_sign(&c, r) {
                 continue;
             }
-            let big = c.iter().fold(0.0_f64, |m, &x| m.max(x.abs()));
+            let big = max_abs(c.iter());
             if t1 - t0 <= TIME_SLAB || big <= 2.0 * r {
                 return Some(Slab {
                     t0,

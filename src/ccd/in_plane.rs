@@ -111,14 +111,16 @@ fn dot(a: &Vector, b: &Vector) -> Enclosure {
 /// `p[k + 4]`, so their difference does too, from `p[i] - p[j]` to `p[i + 4] - p[j + 4]`: taking the
 /// differences before interpolating keeps what the two points share (a common translation, equal coordinates)
 /// out of the enclosure, which would otherwise hold each point's whole motion over the slab twice.
+#[inline(always)]
 fn difference(p: &[[f64; 3]; 8], i: usize, j: usize, slab: &Slab) -> Vector {
     // Exact: the slab's ends are multiples of 2^-20 in [0, 1].
     let mid = 0.5 * (slab.t0 + slab.t1);
     let half = 0.5 * (slab.t1 - slab.t0);
-    std::array::from_fn(|k| {
+    #[inline(always)]
+    fn component(a0: f64, b0: f64, a1: f64, b1: f64, mid: f64, half: f64) -> Enclosure {
         // The two ends' differences, each rounded (by at most u of itself): every value in between, a convex
         // combination of the true ones, is within u·(|d0| + |d1|) of the same combination of these.
-        let (d0, d1) = (p[i][k] - p[j][k], p[i + 4][k] - p[j + 4][k]);
+        let (d0, d1) = (a0 - b0, a1 - b1);
         let input = U * (d0.abs() + d1.abs());
         let dd = d1 - d0;
         let edd = U * dd.abs();
@@ -129,7 +131,9 @@ fn difference(p: &[[f64; 3]; 8], i: usize, j: usize, slab: &Slab) -> Vector {
             c,
             r: input + rounding + half * (dd.abs() + edd),
         }
-    })
+    }
+    let (a0, b0, a1, b1) = (p[i], p[j], p[i + 4], p[j + 4]);
+    [0, 1, 2].map(|k| component(a0[k], b0[k], a1[k], b1[k], mid, half))
 }
 
 /// What the in-plane tests prove about a slab (zero separation).

@@ -14,7 +14,7 @@
 //! (u, v) -> (u, v (1 - u)), which keeps F multilinear and makes the root box's corners the triangle's own
 //! vertices, so no corner lies outside the face.
 
-use super::coplanarity::{TIME_SLAB, coplanar_times};
+use super::coplanarity::{TIME_SLAB, coplanar_times, max_abs};
 use super::exact::{
     StaticFace, all_coplanar, predicates_exact, segments_touch, static_face, vertex_on_triangle,
 };
@@ -354,16 +354,18 @@ impl Projection {
 /// The eight points scaled by a power of two (exact) so that the largest magnitude lies in [1, 2), and the
 /// separation scaled alike; returns the scaled points, the largest magnitude and the separation.
 fn normalize(points: &[[f64; 3]; 8], separation: f64) -> ([[f64; 3]; 8], f64, f64) {
-    let big = points
-        .iter()
-        .flatten()
-        .fold(0.0_f64, |m, &x| m.max(x.abs()));
+    let big = max_abs(points.iter().flatten());
     if big == 0.0 {
         return (*points, 1.0, separation);
     }
     // 2^-e with e the exponent of `big`: multiplying by a power of two is exact barring underflow, whose error
     // (below 2^-1074) the error bounds absorb.
-    let exponent = big.log2().floor() as i32;
+    // The exponent field of a normal double is floor(log2) exactly; log2 only for subnormals.
+    let exponent = if big >= f64::MIN_POSITIVE {
+        ((big.to_bits() >> 52) & 0x7ff) as i32 - 1023
+    } else {
+        big.log2().floor() as i32
+    };
     let mut factor = pow2(-exponent);
     let mut scaled_big = big * factor;
     // log2 may be off by one near powers of two.
