@@ -52,7 +52,13 @@ pub(crate) fn coplanar_times(x: &[[f64; 3]; 8]) -> Option<Option<CoplanarTimes>>
         return Some(None);
     }
     let mut stack = ArrayVec::new();
-    stack.push((0.0, 1.0, c, radius));
+    stack.push(Pending {
+        t0: 0.0,
+        t1: 1.0,
+        c,
+        r: radius,
+        from: 0.0,
+    });
     Some(Some(CoplanarTimes {
         stack,
         peeked: None,
@@ -138,12 +144,26 @@ pub(crate) const TIME_SLAB: f64 = 1.0 / (1u64 << 20) as f64;
 pub(crate) struct CoplanarTimes {
     /// Intervals still to subdivide, the earliest on top: (t0, t1, coefficients, error bound).
     /// Depth-first, so at most one pending interval per level of the 20 halvings down to a slab.
-    stack: ArrayVec<(f64, f64, [f64; 4], f64), 24>,
+    /// Depth-first: at most one pending later half and one pending remainder per level of the twenty halvings.
+    stack: ArrayVec<Pending, 48>,
     /// The next slab, when [`Self::peek`] found it before [`Iterator::next`] asked.
     peeked: Option<Option<Slab>>,
     /// Whether an interval holding one simple root goes straight to that root's slab ([`single_root_slab`]);
     /// off only to compare with plain subdivision in tests.
     jump: bool,
+}
+
+/// An interval of time still to subdivide: [t0, t1] (aligned: a multiple of its power-of-two length) with D's
+/// Bernstein coefficients `c` over it, each within `r` of the true one; or, when `from` > 0, only its part
+/// from the local parameter `from` (dyadic) to its end, the rest of an interval a jump took a slab out of,
+/// split into aligned intervals as it is reached.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    t0: f64,
+    t1: f64,
+    c: [f64; 4],
+    r: f64,
+    from: f64,
 }
 
 /// One interval of time in which the four points may be coplanar, with D at its two ends.
@@ -186,6 +206,18 @@ impl Slab {
     }
 }
 
+/// The cubic's polar form at (x, y, z) from its Bernstein coefficients `c` over an interval (x, y, z local
+/// parameters in [0, 1]): de Casteljau's algorithm with a different parameter at each level. For dyadic
+/// parameters (1 - x exact) it is a convex combination of `c`, computed within 6u·max|c| (three levels of two
+/// products and a sum, each within 2u of the terms' magnitudes).
+#[inline(always)]
+fn blossom(c: &[f64; 4], x: f64, y: f64, z: f64) -> f64 {
+    let m = |s: f64, p: f64, q: f64| (1.0 - s) * p + s * q;
+    let (l0, l1, l2) = (m(x, c[0], c[1]), m(x, c[1], c[2]), m(x, c[2], c[3]));
+    let (q0, q1) = (m(y, l0, l1), m(y, l1, l2));
+    m(z, q0, q1)
+}
+
 /// The slab holding D's only root in an interval, found without halving twenty times: the root is estimated in
 /// plain floating point (Newton's method from the control polygon's first sign change; the first slab if D may
 /// vanish at the start), and the interval [0, 1] (local parameter) is cut at the ends a, b of the slab of
@@ -193,10 +225,11 @@ impl Slab {
 /// and [b, 1] are its polar form at (0, 0, a), ..., which de Casteljau's algorithm evaluates with the dyadic a
 /// and b (so 1 - a and 1 - b are exact), as convex combinations of `c` (each within `r` of the true one;
 /// `big` their largest magnitude), within `r` plus three levels of rounding. Only the estimate is unproven;
-/// what it leads to is checked: D provably of one sign over [0, a] and over [b, 1], so no time outside the
-/// slab can hold a root. `None` (halve as usual) otherwise: an estimate off by a slab, roots the estimate
-/// missed, several roots, rounding. `slabs`: the interval's length in slabs (a power of two).
-fn jump_to_root(c: &[f64; 4], r: f64, big: f64, slabs: u64) -> Option<Slab> {
+/// what it leads to is checked: D provably of one sign over [0, a], so no time before the slab holds a root;
+/// returned with whether D is also provably of one sign over [b, 1] (else the caller searches that stretch
+/// later). `None` (halve as usual) otherwise: an estimate past the first root, rounding. `slabs`: the
+/// interval's length in slabs (a power of two).
+fn jump_to_root(c: &[f64; 4], r: f64, big: f64, slabs: u64) -> Option<(Slab, bool)> {
     let [b0, b1, b2, b3] = *c;
     let radius = r + 8.0 * U * big + 4.0 * f64::MIN_POSITIVE;
     let k = if b0.abs() <= r {
@@ -227,13 +260,7 @@ fn jump_to_root(c: &[f64; 4], r: f64, big: f64, slabs: u64) -> Option<Slab> {
         ((s * slabs as f64) as u64).min(slabs - 1)
     };
     let (a, b) = (k as f64 / slabs as f64, (k + 1) as f64 / slabs as f64);
-    // D's polar form at (x, y, z): de Casteljau with a different parameter at each level.
-    let blossom = |x: f64, y: f64, z: f64| {
-        let m = |s: f64, p: f64, q: f64| (1.0 - s) * p + s * q;
-        let (l0, l1, l2) = (m(x, b0, b1), m(x, b1, b2), m(x, b2, b3));
-        let (q0, q1) = (m(y, l0, l1), m(y, l1, l2));
-        m(z, q0, q1)
-    };
+    let blossom = |x: f64, y: f64, z: f64| blossom(c, x, y, z);
     if k > 0 {
         let left = [
             b0,
@@ -253,14 +280,12 @@ fn jump_to_root(c: &[f64; 4], r: f64, big: f64, slabs: u64) -> Option<Slab> {
         d1: db,
         radius,
     };
-    // And none after it: the slab then holds D's only root in the interval.
-    if b < 1.0 {
+    // And whether none comes after it (the slab then holds D's only root in the interval).
+    let rest_free = b >= 1.0 || {
         let right = [db, blossom(b, b, 1.0), blossom(b, 1.0, 1.0), b3];
-        if !of_one_sign(&right, radius) {
-            return None;
-        }
-    }
-    Some(slab)
+        of_one_sign(&right, radius)
+    };
+    Some((slab, rest_free))
 }
 
 impl CoplanarTimes {
@@ -275,14 +300,21 @@ impl CoplanarTimes {
 
     /// The next slab, by subdivision.
     fn subdivide(&mut self) -> Option<Slab> {
-        while let Some((t0, t1, c, r)) = self.stack.pop() {
+        while let Some(pending) = self.stack.pop() {
+            let Pending { t0, t1, c, r, .. } = if pending.from > 0.0 {
+                self.next_of_remainder(pending)
+            } else {
+                pending
+            };
             // D over [t0, t1] lies within [min c - r, max c + r] (true coefficients within r of c; Bernstein
             // coefficients of a cubic enclose it).
             if of_one_sign(&c, r) {
                 continue;
             }
             let big = max_abs(c.iter());
-            if t1 - t0 <= TIME_SLAB || big <= 2.0 * r {
+            // A slab; or D indistinguishable from zero; or (never expected: the depth is bounded) no room
+            // left to subdivide, where returning the interval whole is the conservative answer.
+            if t1 - t0 <= TIME_SLAB || big <= 2.0 * r || self.stack.remaining_capacity() < 2 {
                 return Some(Slab {
                     t0,
                     t1,
@@ -291,10 +323,20 @@ impl CoplanarTimes {
                     radius: r,
                 });
             }
-            // An interval with one root: straight to its slab (most crossings, from the first interval on).
+            // Straight to the first root's slab (most crossings, from the first interval on); what follows
+            // the slab is searched later if it may hold more roots.
             if self.jump {
                 let slabs = ((t1 - t0) / TIME_SLAB) as u64;
-                if let Some(slab) = jump_to_root(&c, r, big, slabs) {
+                if let Some((slab, rest_free)) = jump_to_root(&c, r, big, slabs) {
+                    if !rest_free {
+                        self.stack.push(Pending {
+                            t0,
+                            t1,
+                            c,
+                            r,
+                            from: slab.t1,
+                        });
+                    }
                     // Local parameters to time (exact: dyadic, within the interval).
                     let w = t1 - t0;
                     return Some(Slab {
@@ -314,12 +356,51 @@ impl CoplanarTimes {
             let radius = r + 4.0 * U * big + 4.0 * f64::MIN_POSITIVE;
             let mid = 0.5 * (t0 + t1);
             // Later half below the earlier one: the stack pops in time order.
-            self.stack
-                .push((mid, t1, [mid_value, r1, r2, c[3]], radius));
-            self.stack
-                .push((t0, mid, [c[0], l1, l2, mid_value], radius));
+            self.stack.push(Pending {
+                t0: mid,
+                t1,
+                c: [mid_value, r1, r2, c[3]],
+                r: radius,
+                from: 0.0,
+            });
+            self.stack.push(Pending {
+                t0,
+                t1: mid,
+                c: [c[0], l1, l2, mid_value],
+                r: radius,
+                from: 0.0,
+            });
         }
         None
+    }
+
+    /// The first aligned interval of a remainder (the largest power-of-two part of it that starts there and is
+    /// a multiple of its own length), with its coefficients by blossoming from the whole interval's; the rest,
+    /// if any, stays pending.
+    fn next_of_remainder(&mut self, rest: Pending) -> Pending {
+        let Pending { t0, t1, c, r, from } = rest;
+        let w = t1 - t0;
+        let slabs = (w / TIME_SLAB) as u64;
+        // Exact: `from` is a multiple of 1/slabs in (0, 1).
+        let k = (from * slabs as f64) as u64;
+        let to = (k + (k & k.wrapping_neg())) as f64 / slabs as f64;
+        if to < 1.0 {
+            // Room: this entry was just popped.
+            self.stack.push(Pending { from: to, ..rest });
+        }
+        let big = max_abs(c.iter());
+        Pending {
+            t0: t0 + from * w,
+            t1: t0 + to * w,
+            c: [
+                blossom(&c, from, from, from),
+                blossom(&c, from, from, to),
+                blossom(&c, from, to, to),
+                blossom(&c, to, to, to),
+            ],
+            r: r + 8.0 * U * big + 4.0 * f64::MIN_POSITIVE,
+            from: 0.0,
+        }
     }
 }
 
