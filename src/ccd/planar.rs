@@ -6,8 +6,10 @@
 //! halved where they decide nothing, down to slabs of 2^-20. An interval where the primitives are apart
 //! throughout holds no contact; one where they cross throughout holds one at every instant, so the first
 //! contact is no later than its start and no earlier than the first interval left undecided before it. The
-//! step starts cut around a floating-point estimate of the contact (`starting_partition`), so that a right
-//! estimate skips the halvings down to its slab.
+//! step starts cut around a floating-point estimate of the contact (`starting_partition`): the stretch before
+//! its slab, shown apart in one piece when a single side test keeps its sign over it (the fixed-plane side
+//! tests bound each quadratic side function over a whole stretch, see `in_plane.rs`), the slab, the next one
+//! and the rest, instead of halving down to the slab from the whole step.
 
 use super::coplanarity::{Slab, TIME_SLAB};
 use super::in_plane::{Frame, InPlane, in_plane};
@@ -23,17 +25,21 @@ const MAX_INTERVALS: usize = 64;
 /// perpendicular to coordinate axis `axis`, zero separation): `Some(Some(root))` with a lower bound of its
 /// time, `Some(None)` when they provably never meet, `None` when this cannot decide.
 pub(crate) fn first_contact(pair: Pair, p: &[[f64; 3]; 8], axis: usize) -> Option<Option<Root>> {
-    // Earliest first: the later half is pushed below the earlier one. The step starts cut into aligned
-    // intervals around the estimated contact (see `starting_partition`), each halved where it decides nothing.
+    // Intervals of time as whole numbers of slabs [k0, k1), earliest on top: the step starts cut around the
+    // estimated contact (see `starting_partition`), and an interval that decides nothing is cut in two at a
+    // slab border, the later part pushed below the earlier one. Every end is a multiple of 2^-20, so each
+    // interval's ends, middle and half-length are exact doubles.
     let mut stack = starting_partition(estimate(pair, p, axis));
+    let slab = |k: u64| k as f64 * TIME_SLAB;
     // Start of the first slab that could be decided neither way.
     let mut undecided: Option<f64> = None;
     let mut budget = MAX_INTERVALS + stack.len() - 1;
-    while let Some((t0, t1)) = stack.pop() {
+    while let Some((k0, k1)) = stack.pop() {
         if budget == 0 {
             return None;
         }
         budget -= 1;
+        let (t0, t1) = (slab(k0), slab(k1));
         let interval = Slab {
             t0,
             t1,
@@ -50,14 +56,13 @@ pub(crate) fn first_contact(pair: Pair, p: &[[f64; 3]; 8], axis: usize) -> Optio
                     v,
                 }));
             }
-            InPlane::Unknown if t1 - t0 <= TIME_SLAB => {
+            InPlane::Unknown if k1 - k0 == 1 => {
                 undecided.get_or_insert(t0);
             }
             InPlane::Unknown => {
-                // Exact: t0 and t1 are multiples of a power of two no smaller than 2^-20.
-                let mid = 0.5 * (t0 + t1);
-                stack.push((mid, t1));
-                stack.push((t0, mid));
+                let mid = k0 + (k1 - k0) / 2;
+                stack.push((mid, k1));
+                stack.push((k0, mid));
             }
         }
     }
@@ -65,43 +70,27 @@ pub(crate) fn first_contact(pair: Pair, p: &[[f64; 3]; 8], axis: usize) -> Optio
     undecided.is_none().then_some(None)
 }
 
-/// Intervals the step starts cut into, latest first (the stack pops the earliest): with an estimated first
-/// contact at `t`, the slab holding it and the next one, and between them and the step's ends the fewest
-/// aligned dyadic intervals (each a multiple of its own length from 0, as the halving makes them). Where the
-/// estimate is right, the intervals before it are shown apart whole, the slab is left undecided or shown to
-/// cross, and the next one crosses: about twenty in-plane tests fewer than halving down to the slab from the
-/// whole step. Any partition into such intervals, examined in time order, gives the same guarantee; a wrong
-/// estimate only costs more halvings. Without an estimate, the whole step.
-fn starting_partition(t: Option<f64>) -> ArrayVec<(f64, f64), 96> {
+/// Slabs in the step.
+const SLABS: u64 = 1 << 20;
+
+/// Intervals (in slabs) the step starts cut into, latest first (the stack pops the earliest): with an
+/// estimated first contact at `t`, the stretch before the slab holding it, that slab, the next one, and the
+/// rest; without, the whole step (then the cuts are the halving's). Where the estimate is right, the stretch
+/// before it is shown apart in a few pieces, the slab is left undecided or shown to cross, and the next one
+/// crosses: instead of the twenty levels of halving down to the slab from the whole step. Any partition
+/// examined in time order gives the same guarantee; a wrong estimate only costs more cuts.
+fn starting_partition(t: Option<f64>) -> ArrayVec<(u64, u64), 64> {
     let mut stack = ArrayVec::new();
     let Some(t) = t.filter(|t| (0.0..1.0).contains(t)) else {
-        stack.push((0.0, 1.0));
+        stack.push((0, SLABS));
         return stack;
     };
-    let slabs = (1u64 << 20) as f64;
-    // Slab indices: the estimate's slab k and the next, within the step's 2^20 slabs.
-    let k = ((t * slabs) as u64).min((1 << 20) - 2);
-    let cuts = [0, k, k + 1, k + 2, 1 << 20];
-    let mut intervals = ArrayVec::<(u64, u64), 64>::new();
-    for w in cuts.windows(2) {
-        let (mut from, to) = (w[0], w[1]);
-        while from < to {
-            // The largest power of two that divides `from` and fits before `to`.
-            let mut size = if from == 0 {
-                1 << 20
-            } else {
-                from & from.wrapping_neg()
-            };
-            while from + size > to {
-                size /= 2;
-            }
-            intervals.push((from, from + size));
-            from += size;
+    // The estimate's slab k and the next, within the step.
+    let k = ((t * SLABS as f64) as u64).min(SLABS - 2);
+    for (from, to) in [(k + 2, SLABS), (k + 1, k + 2), (k, k + 1), (0, k)] {
+        if from < to {
+            stack.push((from, to));
         }
-    }
-    // Exact: multiples of 2^-20 in [0, 1].
-    for &(from, to) in intervals.iter().rev() {
-        stack.push((from as f64 / slabs, to as f64 / slabs));
     }
     stack
 }
@@ -173,10 +162,10 @@ fn estimate(pair: Pair, p: &[[f64; 3]; 8], axis: usize) -> Option<f64> {
 mod tests {
     use super::*;
 
-    /// The starting intervals cover the step without gaps or overlaps, in time order, each aligned to its
-    /// own length, with the estimate's slab and the next one on their own.
+    /// The starting intervals cover the step without gaps or overlaps, in time order, with the estimate's
+    /// slab and the next one on their own.
     #[test]
-    fn starting_partition_is_aligned_and_covers_the_step() {
+    fn starting_partition_covers_the_step() {
         for t in [
             None,
             Some(0.0),
@@ -186,29 +175,21 @@ mod tests {
             Some(1.0),
             Some(0.123_456_789),
         ] {
-            let stack = starting_partition(t);
-            let intervals: Vec<(f64, f64)> = stack.iter().rev().copied().collect();
-            assert_eq!(intervals.first().map(|i| i.0), Some(0.0));
-            assert_eq!(intervals.last().map(|i| i.1), Some(1.0));
+            let intervals: Vec<(u64, u64)> = starting_partition(t).iter().rev().copied().collect();
+            assert_eq!(intervals.first().map(|i| i.0), Some(0));
+            assert_eq!(intervals.last().map(|i| i.1), Some(SLABS));
             for w in intervals.windows(2) {
                 assert_eq!(w[0].1, w[1].0, "{t:?}");
             }
-            for &(a, b) in &intervals {
-                let len = b - a;
-                assert!(
-                    len > 0.0 && (a / len).fract() == 0.0 && len.log2().fract() == 0.0,
-                    "{t:?}: {a} {b}"
-                );
-            }
+            assert!(intervals.iter().all(|&(a, b)| a < b), "{t:?}");
             if let Some(t) = t.filter(|t| *t < 1.0) {
-                let slab = 1.0 / (1u64 << 20) as f64;
+                let k = (t * SLABS as f64) as u64;
                 assert!(
                     intervals
                         .iter()
-                        .any(|&(a, b)| b - a == slab && a <= t && t < b + slab),
+                        .any(|&(a, b)| b == a + 1 && (a == k || a + 1 == k)),
                     "{t:?}"
                 );
-                assert!(intervals.len() <= 64, "{}", intervals.len());
             }
         }
     }
