@@ -123,7 +123,11 @@ fn difference(p: &[[f64; 3]; 8], i: usize, j: usize, slab: &Slab) -> Vector {
         }
     }
     let (a0, b0, a1, b1) = (p[i], p[j], p[i + 4], p[j + 4]);
-    [0, 1, 2].map(|k| component(a0[k], b0[k], a1[k], b1[k], mid, half))
+    [
+        component(a0[0], b0[0], a1[0], b1[0], mid, half),
+        component(a0[1], b0[1], a1[1], b1[1], mid, half),
+        component(a0[2], b0[2], a1[2], b1[2], mid, half),
+    ]
 }
 
 /// What the in-plane tests prove about a slab (zero separation).
