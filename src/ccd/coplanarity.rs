@@ -218,7 +218,7 @@ fn blossom(c: &[f64; 4], x: f64, y: f64, z: f64) -> f64 {
     m(z, q0, q1)
 }
 
-/// The slab holding D's only root in an interval, found without halving twenty times: the root is estimated in
+/// The slab holding D's first root in an interval, found without halving twenty times: the root is estimated in
 /// plain floating point (Newton's method from the control polygon's first sign change; the first slab if D may
 /// vanish at the start), and the interval [0, 1] (local parameter) is cut at the ends a, b of the slab of
 /// [`TIME_SLAB`] multiples holding the estimate, by blossoming: D's Bernstein coefficients over [0, a], [a, b]
