@@ -47,7 +47,7 @@ pub fn never_coplanar(x: &[[f64; 3]; 8]) -> bool {
 /// cannot be bounded (see [`bernstein`]) and every time must be searched.
 pub(crate) fn coplanar_times(x: &[[f64; 3]; 8]) -> Option<Option<CoplanarTimes>> {
     let (c, r) = bernstein(x)?;
-    let radius = r.iter().fold(0.0_f64, |m, &x| if x > m { x } else { m });
+    let radius = max_abs(r.iter());
     if of_one_sign(&c, radius) {
         return Some(None);
     }
@@ -138,18 +138,17 @@ pub(crate) const TIME_SLAB: f64 = 1.0 / (1u64 << 20) as f64;
 /// averaging's rounding at each split; an interval is dropped when every coefficient is of one strict sign
 /// beyond the bound. Slabs are [`TIME_SLAB`] wide, except where D cannot be told from zero at all (its
 /// coefficients all within twice the error bound, e.g. motion within a plane): such an interval is returned
-/// whole, wider than a slab. An interval holding a single root goes to that root's slab in one step when an
-/// estimate of the root and two checks allow it ([`jump_to_root`]): a clean crossing costs a few dozen
-/// operations instead of twenty halvings.
+/// whole, wider than a slab. An interval goes to its first root's slab in one step when an estimate of the
+/// root and a check allow it ([`jump_to_root`]): a clean crossing costs a few dozen operations instead of
+/// twenty halvings.
 pub(crate) struct CoplanarTimes {
-    /// Intervals still to subdivide, the earliest on top: (t0, t1, coefficients, error bound).
-    /// Depth-first, so at most one pending interval per level of the 20 halvings down to a slab.
-    /// Depth-first: at most one pending later half and one pending remainder per level of the twenty halvings.
+    /// Intervals still to subdivide, the earliest on top. Depth-first: at most one pending later half and one
+    /// pending remainder per level of the twenty halvings.
     stack: ArrayVec<Pending, 48>,
     /// The next slab, when [`Self::peek`] found it before [`Iterator::next`] asked.
     peeked: Option<Option<Slab>>,
-    /// Whether an interval holding one simple root goes straight to that root's slab ([`single_root_slab`]);
-    /// off only to compare with plain subdivision in tests.
+    /// Whether an interval goes straight to its first root's slab when it can ([`jump_to_root`]); off only to
+    /// compare with plain subdivision in tests.
     jump: bool,
 }
 

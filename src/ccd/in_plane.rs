@@ -239,13 +239,12 @@ pub(crate) fn in_plane(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab, frame: Frame)
         Pair::VertexFace => {
             // Vertex q0, face q1 q2 q3; the vertex's side of each edge, against the face's own orientation:
             // n = e1 × e2 itself (n·n > 0), or the face's 2D orientation in the fixed plane.
-            // Three differences; the other two are theirs (p - b = (p - a) - (b - a), c - b likewise), whose
-            // enclosures only add the two small radii.
             let (side, orientation) = match frame {
                 Frame::Moving => {
+                    // Three differences e1 = b - a, e2 = c - a, pa = p - a; (x × y)·(e1 × e2) for the three
+                    // edges from five dot products: c - b = e2 - e1 and p - b = pa - e1, and a dot product is
+                    // linear in each side.
                     let (e1, e2, pa) = (d(2, 1), d(3, 1), d(0, 1));
-                    // (x × y)·(e1 × e2) = (x·e1)(y·e2) − (x·e2)(y·e1) for the three edges, from five dot
-                    // products: bc and pb are differences, and a dot product is linear in each side.
                     let (g11, g12, g22) = (dot(&e1, &e1), dot(&e1, &e2), dot(&e2, &e2));
                     let (p1, p2) = (dot(&pa, &e1), dot(&pa, &e2));
                     let lagrange = |x1: Enclosure, x2: Enclosure, y1: Enclosure, y2: Enclosure| {
@@ -291,13 +290,13 @@ pub(crate) fn in_plane(pair: Pair, p: &[[f64; 3]; 8], slab: &Slab, frame: Frame)
         Pair::EdgeEdge => {
             // Edges a0 a1 and b0 b1: each edge's ends against the other's line, oriented by n = (a1 - a0) ×
             // (b1 - b0), or in the fixed plane's projection.
-            // Three differences: the edges and w = b0 - a0; b1 - a0 = w + eb, a0 - b0 = -w, a1 - b0 = ea - w.
             let (b0, b1, a0, a1) = match frame {
                 Frame::Moving => {
-                    let (ea, eb, w) = (d(1, 0), d(3, 2), d(2, 0));
-                    // The side of a point relative to the line along e, `from` the line's origin to it, is
-                    // (e × from)·(ea × eb) = (e·ea)(from·eb) − (e·eb)(from·ea): all four from five dot
+                    // Three differences: the edges and w = b0 - a0; b1 - a0 = w + eb, a0 - b0 = -w, a1 - b0 =
+                    // ea - w. The side of a point relative to the line along e, `from` the line's origin to it,
+                    // is (e × from)·(ea × eb) = (e·ea)(from·eb) − (e·eb)(from·ea): all four from five dot
                     // products, a dot product being linear in each side.
+                    let (ea, eb, w) = (d(1, 0), d(3, 2), d(2, 0));
                     let (aa, ab, bb) = (dot(&ea, &ea), dot(&ea, &eb), dot(&eb, &eb));
                     let (wa, wb) = (dot(&w, &ea), dot(&w, &eb));
                     let lagrange = |e1: Enclosure, e2: Enclosure, f1: Enclosure, f2: Enclosure| {

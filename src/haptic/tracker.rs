@@ -664,11 +664,11 @@ impl State {
                     }
                     let cut_short = cache.cut_short.contains(&Some(i));
                     let lower = e.found.closest.distance - (travel - e.travel) as f32;
-                    // The walk ended where no vertex-sharing neighbour is closer: those cannot move it.
                     let corners = topology.triangles[t as usize];
-                    // Wholly behind the dynamic point's separating plane, it is no closer (on a fine mesh
-                    // many strip triangles are nearly as close as the dynamic point, so the distance bound
-                    // alone would re-check them at every move).
+                    // The walk ended where no vertex-sharing neighbour is closer: those cannot move it. Nor
+                    // can a triangle wholly behind the dynamic point's separating plane (on a fine mesh many
+                    // strip triangles are nearly as close as the dynamic point, so the distance bound alone
+                    // would re-check them at every move).
                     let might_beat = to_beat > 0.0
                         && lower < to_beat
                         && !corners.iter().any(|v| own.contains(v))
@@ -678,25 +678,23 @@ impl State {
                     if !might_beat && !might_extend {
                         continue;
                     }
+                    // On the same positions as its last check, its prepared corners still hold.
+                    let prepared = if e.version == version {
+                        e.found.prepared
+                    } else {
+                        prepare(pos, topology, t)
+                    };
                     // Nor if the segment is as far from its plane (where the first test fails because the
                     // surface bends towards the tool, as a deformation makes it do here and there).
-                    if !might_extend {
-                        let prepared = if e.version == version {
-                            e.found.prepared
-                        } else {
-                            prepare(pos, topology, t)
-                        };
-                        if probe.plane_bound(&prepared) >= to_beat {
-                            continue;
-                        }
+                    if !might_extend && probe.plane_bound(&prepared) >= to_beat {
+                        continue;
                     }
-                    // On the same positions as its last check, its prepared corners still hold.
-                    if e.version == version {
-                        counters.exact_tests += 1;
-                        e.found.closest = probe.closest(&e.found.prepared);
-                    } else {
-                        e.found = evaluate(pos, topology, t, &probe, &mut counters);
-                    }
+                    counters.exact_tests += 1;
+                    e.found = Found {
+                        triangle: t,
+                        closest: probe.closest(&prepared),
+                        prepared,
+                    };
                     e.travel = travel;
                     e.version = version;
                     let d = e.found.closest.distance;
