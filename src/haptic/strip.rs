@@ -206,6 +206,11 @@ fn route<P: Positions>(
     None
 }
 
+/// The strip travel at which a check's lower bound of the distance reaches zero.
+fn horizon(c: &Checked) -> f64 {
+    f64::from(c.found.closest.distance) + c.travel
+}
+
 /// A strip triangle with its last exact check.
 #[derive(Clone, Copy, Debug)]
 pub struct Checked {
@@ -225,7 +230,12 @@ pub struct Checked {
 #[derive(Debug)]
 pub struct StripCache {
     /// The strip's triangles in route order, the dynamic point's first.
-    pub entries: Vec<Checked>,
+    entries: Vec<Checked>,
+    /// Beside each entry, its triangle and its horizon (see [`StripCache::horizons`]), packed so that the scans
+    /// an update makes over a strip (which holds it, which may have come closer, which is farthest) read 12
+    /// bytes an entry instead of its whole check.
+    triangles: Vec<u32>,
+    horizons: Vec<f64>,
     /// Per route, the index in `entries` of the triangle it ended on for being out of reach.
     pub cut_short: [Option<usize>; 2],
     /// The route targets (the end points' closest triangles) it was built towards.
@@ -243,7 +253,7 @@ pub struct StripCache {
     /// positions written meanwhile ([`super::Positions::travel`]). A triangle's distance to the segment
     /// changes by at most that (two segments' points at the same parameter are never farther apart than their
     /// ends, a triangle's points than its corners, and a distance to a set is 1-Lipschitz), so it is within
-    /// `travel - checked.travel` of its last check.
+    /// `travel - checked.travel` of its last check: at least its horizon minus `travel` ([`Self::horizons`]).
     pub travel: f64,
     /// The positions' own travel at the last update.
     pub mesh_travel: f64,
@@ -258,6 +268,8 @@ impl StripCache {
     pub fn new(capacity: usize) -> Self {
         Self {
             entries: Vec::with_capacity(capacity),
+            triangles: Vec::with_capacity(capacity),
+            horizons: Vec::with_capacity(capacity),
             cut_short: [None; 2],
             targets: [NONE; 2],
             generation: 0,
@@ -268,6 +280,53 @@ impl StripCache {
             segment: (Vec3::ZERO, Vec3::ZERO),
             outside: false,
         }
+    }
+
+    /// The strip's triangles with their last checks, in route order (the dynamic point's first).
+    pub fn entries(&self) -> &[Checked] {
+        &self.entries
+    }
+
+    /// The strip's triangles, as in [`Self::entries`].
+    pub fn triangles(&self) -> &[u32] {
+        &self.triangles
+    }
+
+    /// Per entry, its distance at its last check plus the strip's travel then: its distance now is at least
+    /// `horizon - travel` (see [`Self::travel`]), so the bound needs no per-entry arithmetic beyond a subtraction.
+    pub fn horizons(&self) -> &[f64] {
+        &self.horizons
+    }
+
+    /// Number of triangles held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when it holds none (not in contact, or not built yet).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Forgets every triangle.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.triangles.clear();
+        self.horizons.clear();
+    }
+
+    /// Appends a checked triangle.
+    pub fn push(&mut self, c: Checked) {
+        self.triangles.push(c.found.triangle);
+        self.horizons.push(horizon(&c));
+        self.entries.push(c);
+    }
+
+    /// Replaces entry `i` by a new check of its triangle (or of another one).
+    pub fn set(&mut self, i: usize, c: Checked) {
+        self.triangles[i] = c.found.triangle;
+        self.horizons[i] = horizon(&c);
+        self.entries[i] = c;
     }
 
     /// Whether it was built (or kept) by the committed attempt `committed` on the topology `generation`, and
@@ -281,8 +340,10 @@ impl StripCache {
 
     /// Moves triangle `t` (held) to the front, where a strip keeps its dynamic point's triangle.
     pub fn lead_with(&mut self, t: u32) {
-        if let Some(i) = self.entries.iter().position(|e| e.found.triangle == t) {
+        if let Some(i) = self.triangles.iter().position(|&u| u == t) {
             self.entries.swap(0, i);
+            self.triangles.swap(0, i);
+            self.horizons.swap(0, i);
             for end in self.cut_short.iter_mut() {
                 *end = end.map(|j| match j {
                     0 => i,
@@ -300,26 +361,32 @@ impl StripCache {
     /// a full strip then keeps the triangles nearest the tool as the tool moves, which is what a strip is
     /// read for (contacts) and where a triangle closer than the dynamic point would be, instead of being
     /// built again (32 exact tests) at every move of an anchor.
-    fn drop_farthest(&mut self, from: u32, targets: &[Target; 2], travel: f64) -> bool {
-        let mut farthest: Option<(usize, f32)> = None;
-        for (i, e) in self.entries.iter().enumerate().skip(1) {
-            let t = e.found.triangle;
-            if t == from
+    fn drop_farthest(&mut self, from: u32, targets: &[Target; 2]) -> bool {
+        // The largest horizon is the largest lower bound at the strip's travel, whatever that travel is.
+        let mut farthest: Option<(usize, f64)> = None;
+        for (i, (&t, &h)) in self
+            .triangles
+            .iter()
+            .zip(&self.horizons)
+            .enumerate()
+            .skip(1)
+        {
+            if farthest.is_some_and(|(_, d)| h <= d)
+                || t == from
                 || targets.iter().any(|g| g.triangle == t)
                 || self.cut_short.contains(&Some(i))
             {
                 continue;
             }
-            let lower = e.found.closest.distance - (travel - e.travel) as f32;
-            if farthest.is_none_or(|(_, d)| lower > d) {
-                farthest = Some((i, lower));
-            }
+            farthest = Some((i, h));
         }
         let Some((i, _)) = farthest else {
             return false;
         };
         let last = self.entries.len() - 1;
         self.entries.swap_remove(i);
+        self.triangles.swap_remove(i);
+        self.horizons.swap_remove(i);
         for end in self.cut_short.iter_mut() {
             if *end == Some(last) {
                 *end = Some(i);
@@ -330,7 +397,7 @@ impl StripCache {
 
     /// Whether it holds triangle `t`.
     pub fn holds(&self, t: u32) -> bool {
-        self.entries.iter().any(|e| e.found.triangle == t)
+        self.triangles.contains(&t)
     }
 
     /// Carries the strip over to the dynamic point's triangle `from` (last on `previous_from`) and the route
@@ -348,7 +415,6 @@ impl StripCache {
         previous_from: u32,
         targets: &[Target; 2],
         room: usize,
-        travel: f64,
         check: &mut impl FnMut(u32) -> Checked,
     ) -> bool {
         let triangles = &topology.triangles;
@@ -375,17 +441,17 @@ impl StripCache {
             }
             // Next to the one it replaces, most often; else next to any strip triangle (a walk of several
             // steps along the strip).
-            let beside = (before != NONE && touch(t, before))
-                || self.entries.iter().any(|e| touch(t, e.found.triangle));
+            let beside =
+                (before != NONE && touch(t, before)) || self.triangles.iter().any(|&u| touch(t, u));
             if !beside {
                 return false;
             }
             if self.entries.len() >= room.min(self.built + self.built.div_ceil(2) + 1)
-                && !self.drop_farthest(from, targets, travel)
+                && !self.drop_farthest(from, targets)
             {
                 return false;
             }
-            self.entries.push(check(t));
+            self.push(check(t));
         }
         self.targets = targets.map(|t| t.triangle);
         true
@@ -502,6 +568,20 @@ mod tests {
         assert_eq!(cut, [None, None]);
     }
 
+    /// The packed triangles and horizons describe the entries.
+    fn in_step(cache: &StripCache) {
+        let e = cache.entries();
+        assert_eq!(cache.triangles().len(), e.len());
+        assert_eq!(cache.horizons().len(), e.len());
+        for (i, c) in e.iter().enumerate() {
+            assert_eq!(cache.triangles()[i], c.found.triangle);
+            assert_eq!(
+                cache.horizons()[i],
+                f64::from(c.found.closest.distance) + c.travel
+            );
+        }
+    }
+
     fn checked(t: u32) -> Checked {
         let corners = [Vec3::ZERO, Vec3::X, Vec3::Y];
         Checked {
@@ -540,7 +620,9 @@ mod tests {
             point: Vec3::ZERO,
         };
         let mut cache = StripCache::new(6);
-        cache.entries.extend([10, 11, 12, 13, 14].map(checked));
+        for t in [10, 11, 12, 13, 14] {
+            cache.push(checked(t));
+        }
         cache.built = 5;
         cache.targets = [14, 10];
         cache.cut_short = [Some(4), None];
@@ -550,66 +632,45 @@ mod tests {
             checks.push(t);
             checked(t)
         };
-        assert!(cache.carry_over(
-            &topology,
-            9,
-            10,
-            &[target(30), target(9)],
-            6,
-            0.0,
-            &mut check
-        ));
+        assert!(cache.carry_over(&topology, 9, 10, &[target(30), target(9)], 6, &mut check));
         assert_eq!(checks, [9]);
         assert_eq!(cache.targets, [30, 9]);
         // A jump of several triangles away from every strip triangle is not.
-        assert!(!cache.carry_over(
-            &topology,
-            2,
-            9,
-            &[target(30), target(9)],
-            6,
-            0.0,
-            &mut checked
-        ));
+        assert!(!cache.carry_over(&topology, 2, 9, &[target(30), target(9)], 6, &mut checked));
         // A full strip takes a neighbour by dropping its farthest triangle (by its distance bounded from below
         // at the travel since its check), never the first, an anchor or a cut-short route end.
-        for (e, d) in cache.entries.iter_mut().zip([5.0, 3.0, 4.0, 2.0, 9.0, 9.0]) {
-            e.found.closest.distance = d;
+        for (i, d) in [5.0, 3.0, 4.0, 2.0, 9.0, 9.0].into_iter().enumerate() {
+            let mut c = cache.entries()[i];
+            c.found.closest.distance = d;
+            if i == 3 {
+                c.travel = -2.5; // checked before the strip travelled 2.5 more: 2 - 2.5 < 3
+            }
+            cache.set(i, c);
         }
-        cache.entries[3].travel = -2.5; // checked before the strip travelled 2.5 more: 2 - 2.5 < 3
-        let before: Vec<u32> = cache.entries.iter().map(|e| e.found.triangle).collect();
+        in_step(&cache);
+        let before = cache.triangles().to_vec();
         assert_eq!(before, [10, 11, 12, 13, 14, 9]);
-        assert!(cache.carry_over(
-            &topology,
-            8,
-            9,
-            &[target(30), target(9)],
-            6,
-            0.0,
-            &mut checked
-        ));
-        let after: Vec<u32> = cache.entries.iter().map(|e| e.found.triangle).collect();
-        assert_eq!(after, [10, 11, 9, 13, 14, 8]);
+        assert!(cache.carry_over(&topology, 8, 9, &[target(30), target(9)], 6, &mut checked));
+        assert_eq!(cache.triangles(), [10, 11, 9, 13, 14, 8]);
+        in_step(&cache);
         assert_eq!(cache.cut_short, [Some(4), None]);
         // With nothing left to drop (all anchors or protected), it is built again.
         let mut tight = StripCache::new(3);
-        tight.entries.extend([10, 9, 14].map(checked));
+        for t in [10, 9, 14] {
+            tight.push(checked(t));
+        }
         tight.built = 3;
         tight.targets = [14, 9];
         tight.cut_short = [Some(2), None];
-        assert!(!tight.carry_over(
-            &topology,
-            8,
-            10,
-            &[target(30), target(9)],
-            3,
-            0.0,
-            &mut checked
-        ));
+        assert!(!tight.carry_over(&topology, 8, 10, &[target(30), target(9)], 3, &mut checked));
         // The dynamic point's triangle leads; the cut-short index follows the triangle it named.
         cache.lead_with(14);
-        assert_eq!(cache.entries[0].found.triangle, 14);
+        assert_eq!(cache.triangles()[0], 14);
         assert_eq!(cache.cut_short, [Some(0), None]);
-        assert_eq!(cache.entries[4].found.triangle, 10);
+        assert_eq!(cache.triangles()[4], 10);
+        in_step(&cache);
+        cache.clear();
+        assert!(cache.is_empty());
+        in_step(&cache);
     }
 }

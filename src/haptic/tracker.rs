@@ -371,7 +371,7 @@ impl Tracker {
             s.strip_read[segment] = true;
         }
         Ok(MutexGuard::map(state, |s| {
-            let len = s.strips[segment].entries.len();
+            let len = s.strips[segment].len();
             &mut s.strip_contacts[segment * room..segment * room + len]
         }))
     }
@@ -443,7 +443,7 @@ impl State {
         self.segments.iter_mut().for_each(remap);
         self.end_points.iter_mut().for_each(remap);
         self.seeds.clear();
-        self.strips.iter_mut().for_each(|c| c.entries.clear());
+        self.strips.iter_mut().for_each(|c| c.clear());
         self.end_reuse.fill(None);
         self.contacts.clear();
         self.topology = fresh;
@@ -452,7 +452,7 @@ impl State {
 
     fn clear_outputs(&mut self) {
         self.contacts.clear();
-        self.strips.iter_mut().for_each(|c| c.entries.clear());
+        self.strips.iter_mut().for_each(|c| c.clear());
         self.segments.fill(NONE);
         self.end_points.fill(NONE);
         self.end_inside.fill(false);
@@ -607,7 +607,7 @@ impl State {
                 cache.reusable(self.committed_attempt, pos.travel(), topology.generation);
             cache.stamp = self.attempt;
             if !(contact.penetration > 0.0 && room > 0) {
-                cache.entries.clear();
+                cache.clear();
                 self.contacts.push(contact);
                 self.next_segments[k] = found.triangle;
                 continue;
@@ -639,7 +639,6 @@ impl State {
                     self.segments[k],
                     &targets,
                     room,
-                    travel,
                     &mut |t| Checked {
                         found: evaluate(pos, topology, t, &probe, &mut counters),
                         travel,
@@ -652,18 +651,31 @@ impl State {
                 let to_beat = found.closest.distance - slack;
                 let own = topology.triangles[found.triangle as usize];
                 let plane = SeparatingPlane::of(&found);
-                for (i, e) in cache.entries.iter_mut().enumerate() {
-                    let t = e.found.triangle;
-                    if t == found.triangle {
-                        *e = Checked {
+                let leads = cache.triangles().first() == Some(&found.triangle);
+                if leads {
+                    cache.set(
+                        0,
+                        Checked {
                             found,
                             travel,
                             version,
-                        };
+                        },
+                    );
+                }
+                // Most strip triangles stop at the distance bound; only those it lets through are read whole.
+                let limit = if to_beat > 0.0 {
+                    f64::from(to_beat) + travel
+                } else {
+                    f64::NEG_INFINITY
+                };
+                for i in usize::from(leads)..cache.len() {
+                    if cache.horizons()[i] >= limit && !cache.cut_short.contains(&Some(i)) {
                         continue;
                     }
+                    let e = cache.entries()[i];
+                    let t = e.found.triangle;
                     let cut_short = cache.cut_short.contains(&Some(i));
-                    let lower = e.found.closest.distance - (travel - e.travel) as f32;
+                    let lower = (cache.horizons()[i] - travel) as f32;
                     let corners = topology.triangles[t as usize];
                     // The walk ended where no vertex-sharing neighbour is closer: those cannot move it. Nor
                     // can a triangle wholly behind the dynamic point's separating plane (on a fine mesh many
@@ -690,19 +702,25 @@ impl State {
                         continue;
                     }
                     counters.exact_tests += 1;
-                    e.found = Found {
+                    let checked = Found {
                         triangle: t,
                         closest: probe.closest(&prepared),
                         prepared,
                     };
-                    e.travel = travel;
-                    e.version = version;
-                    let d = e.found.closest.distance;
+                    cache.set(
+                        i,
+                        Checked {
+                            found: checked,
+                            travel,
+                            version,
+                        },
+                    );
+                    let d = checked.closest.distance;
                     if cut_short && d <= reach {
                         rebuild = true;
                     }
                     if d < to_beat && nearest.is_none_or(|m| d < m.closest.distance) {
-                        nearest = Some(e.found);
+                        nearest = Some(checked);
                     }
                 }
                 if let Some(m) = nearest {
@@ -728,14 +746,13 @@ impl State {
                 strip_builds += 1;
                 cache.travel = 0.0;
                 cache.mesh_travel = pos.travel().unwrap_or(0.0);
-                let checked = &mut cache.entries;
-                checked.clear();
-                checked.push(Checked {
+                cache.clear();
+                cache.push(Checked {
                     found,
                     travel: 0.0,
                     version,
                 });
-                cache.cut_short = strip::build(
+                let cut_short = strip::build(
                     pos,
                     topology,
                     found.triangle,
@@ -745,7 +762,7 @@ impl State {
                     &mut self.route,
                     &mut |t| {
                         let f = evaluate(pos, topology, t, &probe, &mut counters);
-                        checked.push(Checked {
+                        cache.push(Checked {
                             found: f,
                             travel: 0.0,
                             version,
@@ -753,11 +770,12 @@ impl State {
                         f.closest.distance <= build_reach
                     },
                 );
+                cache.cut_short = cut_short;
                 cache.targets = targets.map(|t| t.triangle);
                 cache.generation = topology.generation;
-                cache.built = cache.entries.len();
+                cache.built = cache.len();
                 let nearest = cache
-                    .entries
+                    .entries()
                     .iter()
                     .map(|e| e.found)
                     .min_by(|x, y| x.closest.distance.total_cmp(&y.closest.distance));
@@ -810,8 +828,8 @@ impl State {
             cache.outside && pos.version().is_some() && pos.version() == self.read_version;
         let mut counters = WalkCounters::default();
         let slots = &mut self.strip_contacts[segment * room..(segment + 1) * room];
-        for (slot, e) in slots.iter_mut().zip(&cache.entries) {
-            let f = evaluate(pos, topology, e.found.triangle, &probe, &mut counters);
+        for (slot, &t) in slots.iter_mut().zip(cache.triangles()) {
+            let f = evaluate(pos, topology, t, &probe, &mut counters);
             *slot = triangle_contact(
                 pos,
                 topology,
