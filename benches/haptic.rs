@@ -20,9 +20,11 @@
 
 mod common;
 
-use common::{Wave, format_count, format_time, machine, median_p90, quick_mode, surface_poses};
+use common::{
+    Lockstep, Palpation, Wave, deform_step, format_count, format_time, machine, median_p90,
+    quick_mode, split_edges,
+};
 use glam::Vec3;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -38,90 +40,6 @@ const RADIUS: f32 = 0.25;
 const HAPTIC_PER_STEP: usize = 10;
 /// Default strip bound of the table's trackers.
 const STRIP: u32 = 32;
-
-/// Splits every triangle into `n * n` by dividing each edge in `n`; points on shared edges are made once, so
-/// the surface stays closed and the children keep their parent's orientation.
-fn split(positions: &[[f32; 3]], triangles: &[[u32; 3]], n: u32) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
-    let mut out = positions.to_vec();
-    let mut on_edges: HashMap<(u32, u32, u32), u32> = HashMap::new();
-    let mut tris = Vec::with_capacity(triangles.len() * (n * n) as usize);
-    let lerp = |a: Vec3, b: Vec3, c: Vec3, i: u32, j: u32| {
-        let (u, v) = (i as f32 / n as f32, j as f32 / n as f32);
-        (a + (b - a) * u + (c - a) * v).to_array()
-    };
-    for &[a, b, c] in triangles {
-        let [pa, pb, pc] = [a, b, c].map(|v| Vec3::from(positions[v as usize]));
-        // Grid point (i, j): a + i/n (b - a) + j/n (c - a), for i + j <= n.
-        let mut index = vec![0u32; ((n + 1) * (n + 1)) as usize];
-        for i in 0..=n {
-            for j in 0..=n - i {
-                let k = n - i - j;
-                let corner = match (i, j, k) {
-                    (0, 0, _) => Some(a),
-                    (_, 0, 0) => Some(b),
-                    (0, _, 0) => Some(c),
-                    _ => None,
-                };
-                // A point on an edge is keyed by the edge (lower vertex first) and its step from that vertex.
-                let edge = match (i, j, k) {
-                    (_, 0, _) => Some((a, b, i)),
-                    (0, _, _) => Some((a, c, j)),
-                    (_, _, 0) => Some((b, c, j)),
-                    _ => None,
-                };
-                let id = match (corner, edge) {
-                    (Some(v), _) => v,
-                    (None, Some((p, q, s))) => {
-                        let key = if p < q { (p, q, s) } else { (q, p, n - s) };
-                        *on_edges.entry(key).or_insert_with(|| {
-                            out.push(lerp(pa, pb, pc, i, j));
-                            (out.len() - 1) as u32
-                        })
-                    }
-                    (None, None) => {
-                        out.push(lerp(pa, pb, pc, i, j));
-                        (out.len() - 1) as u32
-                    }
-                };
-                index[(i * (n + 1) + j) as usize] = id;
-            }
-        }
-        let at = |i: u32, j: u32| index[(i * (n + 1) + j) as usize];
-        for i in 0..n {
-            for j in 0..n - i {
-                tris.push([at(i, j), at(i + 1, j), at(i, j + 1)]);
-                if i + j + 1 < n {
-                    tris.push([at(i + 1, j), at(i + 1, j + 1), at(i, j + 1)]);
-                }
-            }
-        }
-    }
-    (out, tris)
-}
-
-/// The palpation: entry point, and the tip at update `i`.
-#[derive(Clone, Copy)]
-struct Palpation {
-    entry: Vec3,
-    surface: Vec3,
-    axis: Vec3,
-    side: Vec3,
-}
-
-impl Palpation {
-    fn tool(&self, i: usize) -> Tool {
-        let t = i as f32;
-        // Height above the surface along the tool from +0.6 to -0.4 cm, sideways wander of ±0.4 cm.
-        let height = 0.1 + 0.5 * (t * 0.025).sin();
-        let wander = 0.4 * (t * 0.013).sin();
-        Tool {
-            entry: self.entry,
-            tip: self.surface + self.axis * height + self.side * wander,
-            radius: RADIUS,
-            up: Vec3::ZERO,
-        }
-    }
-}
 
 /// One row of the table.
 struct Row {
@@ -203,40 +121,18 @@ fn time_tracker(
     }
     let tests_before = tracker.stats().unwrap().exact_tests;
     let mut total = 0.0;
-    // The simulation thread's handshake: steps asked for, and steps whose positions are written.
-    let (asked, written, stop) = (
-        AtomicUsize::new(0),
-        AtomicUsize::new(0),
-        AtomicBool::new(false),
-    );
-    let simulation = || {
-        let mut deformed = Vec::new();
-        while !stop.load(Ordering::Acquire) {
-            let step = written.load(Ordering::Acquire);
-            if asked.load(Ordering::Acquire) > step {
-                wave.positions(step as f32 * 0.05, &mut deformed);
-                ctx.update_positions(mesh, 0, &deformed).expect("update");
-                written.store(step + 1, Ordering::Release);
-            } else {
-                std::hint::spin_loop();
-            }
-        }
-    };
+    let lockstep = Lockstep::default();
     std::thread::scope(|scope| {
         if mode.deform && mode.simulation_thread {
-            scope.spawn(simulation);
+            scope.spawn(|| lockstep.serve(ctx, mesh, wave));
         }
         for i in 0..updates {
             if mode.deform && i % HAPTIC_PER_STEP == 0 {
                 let step = i / HAPTIC_PER_STEP;
                 if mode.simulation_thread {
-                    asked.store(step + 1, Ordering::Release);
-                    while written.load(Ordering::Acquire) <= step {
-                        std::hint::spin_loop();
-                    }
+                    lockstep.step(step);
                 } else {
-                    wave.positions(step as f32 * 0.05, &mut deformed);
-                    ctx.update_positions(mesh, 0, &deformed).expect("update");
+                    deform_step(ctx, mesh, wave, step, &mut deformed);
                 }
             }
             let tool = palpation.tool(100 + i);
@@ -254,7 +150,7 @@ fn time_tracker(
             total += dt;
             in_contact += contacts.iter().filter(|c| c.penetration > 0.0).count();
         }
-        stop.store(true, Ordering::Release);
+        lockstep.stop();
     });
     let tests = tracker.stats().unwrap().exact_tests - tests_before;
     let (median, p90) = median_p90(&mut samples);
@@ -372,14 +268,7 @@ fn main() {
         }
     };
     // One palpation spot: a surface point with room above it, the tool along its (tilted) normal.
-    let pose = surface_poses(&positions, &triangles, 1, 8.0, 0.0, 0.0)[0];
-    let axis = (pose.entry - pose.tip).normalize();
-    let palpation = Palpation {
-        entry: pose.entry,
-        surface: pose.tip,
-        axis,
-        side: axis.any_orthonormal_vector(),
-    };
+    let palpation = Palpation::on(&positions, &triangles, RADIUS);
 
     let splits: &[u32] = if quick { &[1, 5] } else { &[1, 5, 16] };
     let mut sizes = Vec::new();
@@ -389,7 +278,7 @@ fn main() {
         let (p, t) = if n == 1 {
             (positions.clone(), triangles.clone())
         } else {
-            split(&positions, &triangles, n)
+            split_edges(&positions, &triangles, n)
         };
         eprintln!(
             "[{:5.1} s] {} triangles, {} vertices...",

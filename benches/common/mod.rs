@@ -1,7 +1,7 @@
-//! Scene helpers shared by the `clip_select` and `gpu_backend` benchmarks and the `laparoscopy` example (which
-//! includes this file with `#[path]`): loading the liver, midpoint subdivision, a cheap smooth deformation,
-//! vertex normals, ray casting, tool poses that really touch the surface, and the benchmarks' quick-mode flag,
-//! statistics and formatting.
+//! Scene helpers shared by the benchmarks and the `laparoscopy` and `haptic_profile` examples (which include
+//! this file with `#[path]`): loading the liver, midpoint subdivision and finer edge splitting, a cheap smooth
+//! deformation, vertex normals, ray casting, tool poses that really touch the surface, the haptic palpation,
+//! and the benchmarks' quick-mode flag, statistics and formatting.
 
 // Each user needs only part of this module.
 #![allow(dead_code)]
@@ -318,4 +318,162 @@ pub fn tool_of(pose: &Pose) -> trocar::Tool {
 /// Seconds from `from` to `to`.
 pub fn seconds(from: std::time::Instant, to: std::time::Instant) -> f64 {
     (to - from).as_secs_f64()
+}
+
+/// Splits every triangle into `n * n` by dividing each edge in `n`; points on shared edges are made once, so
+/// the surface stays closed and the children keep their parent's orientation.
+pub fn split_edges(
+    positions: &[[f32; 3]],
+    triangles: &[[u32; 3]],
+    n: u32,
+) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let mut out = positions.to_vec();
+    let mut on_edges: HashMap<(u32, u32, u32), u32> = HashMap::new();
+    let mut tris = Vec::with_capacity(triangles.len() * (n * n) as usize);
+    let lerp = |a: Vec3, b: Vec3, c: Vec3, i: u32, j: u32| {
+        let (u, v) = (i as f32 / n as f32, j as f32 / n as f32);
+        (a + (b - a) * u + (c - a) * v).to_array()
+    };
+    for &[a, b, c] in triangles {
+        let [pa, pb, pc] = [a, b, c].map(|v| Vec3::from(positions[v as usize]));
+        // Grid point (i, j): a + i/n (b - a) + j/n (c - a), for i + j <= n.
+        let mut index = vec![0u32; ((n + 1) * (n + 1)) as usize];
+        for i in 0..=n {
+            for j in 0..=n - i {
+                let k = n - i - j;
+                let corner = match (i, j, k) {
+                    (0, 0, _) => Some(a),
+                    (_, 0, 0) => Some(b),
+                    (0, _, 0) => Some(c),
+                    _ => None,
+                };
+                // A point on an edge is keyed by the edge (lower vertex first) and its step from that vertex.
+                let edge = match (i, j, k) {
+                    (_, 0, _) => Some((a, b, i)),
+                    (0, _, _) => Some((a, c, j)),
+                    (_, _, 0) => Some((b, c, j)),
+                    _ => None,
+                };
+                let id = match (corner, edge) {
+                    (Some(v), _) => v,
+                    (None, Some((p, q, s))) => {
+                        let key = if p < q { (p, q, s) } else { (q, p, n - s) };
+                        *on_edges.entry(key).or_insert_with(|| {
+                            out.push(lerp(pa, pb, pc, i, j));
+                            (out.len() - 1) as u32
+                        })
+                    }
+                    (None, None) => {
+                        out.push(lerp(pa, pb, pc, i, j));
+                        (out.len() - 1) as u32
+                    }
+                };
+                index[(i * (n + 1) + j) as usize] = id;
+            }
+        }
+        let at = |i: u32, j: u32| index[(i * (n + 1) + j) as usize];
+        for i in 0..n {
+            for j in 0..n - i {
+                tris.push([at(i, j), at(i + 1, j), at(i, j + 1)]);
+                if i + j + 1 < n {
+                    tris.push([at(i + 1, j), at(i + 1, j + 1), at(i, j + 1)]);
+                }
+            }
+        }
+    }
+    (out, tris)
+}
+
+/// The haptic benchmark's palpation: the tool along a liver surface point's (tilted) normal, its tip moving
+/// in and out of the surface and sideways, at most 0.02 cm an update (20 cm/s at 1 kHz).
+#[derive(Clone, Copy)]
+pub struct Palpation {
+    entry: Vec3,
+    surface: Vec3,
+    axis: Vec3,
+    side: Vec3,
+    radius: f32,
+}
+
+impl Palpation {
+    /// The palpation of the first surface pose with room above it (8 cm), for a tool of `radius`.
+    pub fn on(positions: &[[f32; 3]], triangles: &[[u32; 3]], radius: f32) -> Self {
+        let pose = surface_poses(positions, triangles, 1, 8.0, 0.0, 0.0)[0];
+        let axis = (pose.entry - pose.tip).normalize();
+        Self {
+            entry: pose.entry,
+            surface: pose.tip,
+            axis,
+            side: axis.any_orthonormal_vector(),
+            radius,
+        }
+    }
+
+    /// The tool at update `i`.
+    pub fn tool(&self, i: usize) -> trocar::Tool {
+        let t = i as f32;
+        // Height above the surface along the tool from +0.6 to -0.4 cm, sideways wander of ±0.4 cm.
+        let height = 0.1 + 0.5 * (t * 0.025).sin();
+        let wander = 0.4 * (t * 0.013).sin();
+        trocar::Tool {
+            entry: self.entry,
+            tip: self.surface + self.axis * height + self.side * wander,
+            radius: self.radius,
+            up: Vec3::ZERO,
+        }
+    }
+}
+
+/// The haptic benchmarks' simulation step: the wave's positions at step `step`, written into the mesh.
+pub fn deform_step(
+    ctx: &trocar::Context,
+    mesh: trocar::MeshId,
+    wave: &Wave,
+    step: usize,
+    scratch: &mut Vec<[f32; 3]>,
+) {
+    wave.positions(step as f32 * 0.05, scratch);
+    ctx.update_positions(mesh, 0, scratch).expect("update");
+}
+
+/// A simulation thread in lockstep with a timed haptic thread: the timed thread asks for a step and waits
+/// (untimed) until the simulation thread has written it, so both read the same positions as a single-threaded
+/// run while the writer's sweep over the mesh goes through another core's caches.
+#[derive(Default)]
+pub struct Lockstep {
+    asked: std::sync::atomic::AtomicUsize,
+    written: std::sync::atomic::AtomicUsize,
+    stop: std::sync::atomic::AtomicBool,
+}
+
+impl Lockstep {
+    /// The simulation thread's loop: writes each step asked for ([`deform_step`]) until [`Self::stop`].
+    pub fn serve(&self, ctx: &trocar::Context, mesh: trocar::MeshId, wave: &Wave) {
+        use std::sync::atomic::Ordering;
+        let mut scratch = Vec::new();
+        while !self.stop.load(Ordering::Acquire) {
+            let step = self.written.load(Ordering::Acquire);
+            if self.asked.load(Ordering::Acquire) > step {
+                deform_step(ctx, mesh, wave, step, &mut scratch);
+                self.written.store(step + 1, Ordering::Release);
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    /// On the timed thread: asks for step `step` (steps are asked for in order from 0) and waits until it is
+    /// written.
+    pub fn step(&self, step: usize) {
+        use std::sync::atomic::Ordering;
+        self.asked.store(step + 1, Ordering::Release);
+        while self.written.load(Ordering::Acquire) <= step {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// Ends [`Self::serve`].
+    pub fn stop(&self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Release);
+    }
 }

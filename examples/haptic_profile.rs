@@ -1,0 +1,134 @@
+//! Per-update cost of a one-segment haptic tracker on the subdivided liver, split the way the profile of the
+//! `haptic` bench needs it: updates in contact against those apart from the surface, and, while the mesh is
+//! rewritten every 10 updates, by the update's place after the rewrite (the first one after it reads cold
+//! positions). Finds where a mesh size's extra time goes; not a benchmark (see `cargo bench --bench haptic`).
+//!
+//! `cargo run --release --example haptic_profile -- SPLIT UPDATES MODE` with SPLIT the edge split of the bench
+//! (1: the 4.4k liver, 5: 110k triangles, 16: 1.12M) and MODE one of `still` (positions never rewritten),
+//! `deformed` (deformed once, then still), `deforming` (rewritten every 10 updates on this thread, untimed) or
+//! `simulation` (rewritten every 10 updates by a second thread, which the timed one waits for, untimed).
+//! Instructions per update, which do not depend on the machine's load, are the difference of two runs under
+//! `valgrind --tool=callgrind --toggle-collect='trocar::haptic::tracker::Tracker::update*'` with different
+//! UPDATES, divided by the difference.
+
+#[path = "../benches/common/mod.rs"]
+mod common;
+
+use common::{Lockstep, Palpation, Wave, deform_step, split_edges};
+use std::time::Instant;
+use trocar::{BackendKind, Contact, Context, ContextDef, TrackerDef};
+
+/// Haptic updates per simulation step, as in the bench.
+const PER_STEP: usize = 10;
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: haptic_profile SPLIT UPDATES still|deformed|deforming|simulation";
+    let split: u32 = args.get(1).and_then(|s| s.parse().ok()).expect(usage);
+    let updates: usize = args.get(2).and_then(|s| s.parse().ok()).expect(usage);
+    let mode = args.get(3).map(String::as_str).expect(usage);
+    let (rewrite, on_thread) = match mode {
+        "still" | "deformed" => (false, false),
+        "deforming" => (true, false),
+        "simulation" => (true, true),
+        _ => panic!("{usage}"),
+    };
+    let (positions, triangles) = trocar::obj::load_obj(common::liver_path()).expect("liver");
+    let palpation = Palpation::on(&positions, &triangles, 0.25);
+    let (p, t) = if split == 1 {
+        (positions, triangles)
+    } else {
+        split_edges(&positions, &triangles, split)
+    };
+    let wave = Wave::new(&p, 0.05);
+    let ctx = Context::new(&ContextDef {
+        backend: BackendKind::Cpu,
+        cpu_threads: 1,
+        ..Default::default()
+    })
+    .expect("CPU context");
+    let mesh = ctx.create_mesh(&p, &t).expect("mesh");
+    let mut deformed = Vec::new();
+    if mode == "deformed" {
+        wave.positions(1.0, &mut deformed);
+        ctx.update_positions(mesh, 0, &deformed).expect("update");
+    }
+    let def = TrackerDef {
+        segment_count: 1,
+        max_strip_length: 32,
+    };
+    let tracker = ctx.create_tracker(mesh, &def).expect("tracker");
+    let mut contacts = vec![Contact::default(); 1];
+    // Untimed warm-up: the first update scans the vertices once.
+    for i in 0..100 {
+        tracker.update(&palpation.tool(i), &mut contacts).unwrap();
+    }
+    let before = tracker.stats().unwrap();
+    let mut by_place: Vec<Vec<f64>> = vec![Vec::new(); PER_STEP];
+    let mut apart = Vec::new();
+    let mut contact_tests = 0u64;
+    let lockstep = Lockstep::default();
+    std::thread::scope(|scope| {
+        if on_thread {
+            scope.spawn(|| lockstep.serve(&ctx, mesh, &wave));
+        }
+        for i in 0..updates {
+            if rewrite && i % PER_STEP == 0 {
+                let step = i / PER_STEP;
+                if on_thread {
+                    lockstep.step(step);
+                } else {
+                    deform_step(&ctx, mesh, &wave, step, &mut deformed);
+                }
+            }
+            let tool = palpation.tool(100 + i);
+            let tests = tracker.stats().unwrap().exact_tests;
+            let t0 = Instant::now();
+            tracker.update(&tool, &mut contacts).unwrap();
+            let us = t0.elapsed().as_secs_f64() * 1e6;
+            if contacts[0].penetration > 0.0 {
+                by_place[i % PER_STEP].push(us);
+                contact_tests += tracker.stats().unwrap().exact_tests - tests;
+            } else {
+                apart.push(us);
+            }
+        }
+        lockstep.stop();
+    });
+    let after = tracker.stats().unwrap();
+    let n = (after.updates - before.updates) as f64;
+    let mut in_contact: Vec<f64> = by_place.iter().flatten().copied().collect();
+    let touching = in_contact.len();
+    println!(
+        "{} triangles, {mode}: in contact {:.3} us median over {touching} updates ({:.2} exact tests each), \
+         apart {:.3} us over {}",
+        t.len(),
+        median(&mut in_contact),
+        contact_tests as f64 / touching.max(1) as f64,
+        median(&mut apart),
+        apart.len()
+    );
+    let places: Vec<String> = by_place
+        .iter_mut()
+        .map(|v| format!("{:.2}", median(v)))
+        .collect();
+    println!(
+        "in contact by place after a rewrite (us, first = the update right after it): {}",
+        places.join(" ")
+    );
+    println!(
+        "per update: {:.2} exact tests, {:.2} walk steps, {:.4} strip moves, {:.4} strip builds",
+        (after.exact_tests - before.exact_tests) as f64 / n,
+        (after.walk_steps - before.walk_steps) as f64 / n,
+        (after.strip_moves - before.strip_moves) as f64 / n,
+        (after.strip_builds - before.strip_builds) as f64 / n
+    );
+}
