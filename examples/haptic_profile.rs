@@ -14,19 +14,16 @@
 #[path = "../benches/common/mod.rs"]
 mod common;
 
-use common::{Lockstep, Palpation, Wave, deform_step, split_edges};
+use common::{Lockstep, Palpation, Wave, deform_step, median_p90, split_edges};
 use std::time::Instant;
 use trocar::{BackendKind, Contact, Context, ContextDef, TrackerDef};
 
 /// Haptic updates per simulation step, as in the bench.
 const PER_STEP: usize = 10;
 
+/// Median of `v` (NaN when empty).
 fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    median_p90(v).0
 }
 
 fn main() {
@@ -58,8 +55,8 @@ fn main() {
     let mesh = ctx.create_mesh(&p, &t).expect("mesh");
     let mut deformed = Vec::new();
     if mode == "deformed" {
-        wave.positions(1.0, &mut deformed);
-        ctx.update_positions(mesh, 0, &deformed).expect("update");
+        // Step 20: the wave's phase 1 radian, held from then on.
+        deform_step(&ctx, mesh, &wave, 20, &mut deformed);
     }
     let def = TrackerDef {
         segment_count: 1,

@@ -669,12 +669,11 @@ impl State {
                     f64::NEG_INFINITY
                 };
                 for i in usize::from(leads)..cache.len() {
-                    if cache.horizons()[i] >= limit && !cache.cut_short.contains(&Some(i)) {
+                    let cut_short = cache.cut_short.contains(&Some(i));
+                    if cache.horizons()[i] >= limit && !cut_short {
                         continue;
                     }
-                    let e = cache.entries()[i];
-                    let t = e.found.triangle;
-                    let cut_short = cache.cut_short.contains(&Some(i));
+                    let t = cache.triangles()[i];
                     let lower = (cache.horizons()[i] - travel) as f32;
                     let corners = topology.triangles[t as usize];
                     // The walk ended where no vertex-sharing neighbour is closer: those cannot move it. Nor
@@ -691,6 +690,7 @@ impl State {
                         continue;
                     }
                     // On the same positions as its last check, its prepared corners still hold.
+                    let e = &cache.entries()[i];
                     let prepared = if e.version == version {
                         e.found.prepared
                     } else {
