@@ -20,7 +20,8 @@ pub use crate::backend::BackendKind;
 pub struct ContextDef {
     /// Which backend to run on.
     pub backend: BackendKind,
-    /// Threads the CPU backend may use; 0 = one per available core.
+    /// Threads the CPU backend may use, and the GPU backend to sort a large batch's answers into its queries'
+    /// results; 0 = one per available core.
     pub cpu_threads: u32,
     /// Lets [`BackendKind::Gpu`] use a software adapter (Mesa's lavapipe, say) when no hardware GPU exists.
     /// The environment variable `TROCAR_ALLOW_SOFTWARE_GPU=1` does the same. `Auto` never picks one.
@@ -49,9 +50,10 @@ impl Context {
             BackendKind::Cpu => Arc::new(CpuBackend::new(def.cpu_threads)?),
             BackendKind::Gpu => Arc::new(GpuBackend::new(
                 def.allow_software_gpu || software_gpu_allowed_by_env(),
+                def.cpu_threads,
             )?),
             // Only hardware: a software rasterizer's "GPU" is slower than the CPU backend on the same cores.
-            BackendKind::Auto => match GpuBackend::new(false) {
+            BackendKind::Auto => match GpuBackend::new(false, def.cpu_threads) {
                 Ok(gpu) => Arc::new(gpu),
                 Err(_) => Arc::new(CpuBackend::new(def.cpu_threads)?),
             },

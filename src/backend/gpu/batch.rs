@@ -11,6 +11,7 @@ use crate::mesh::{Mesh, MeshId};
 use crate::mesh_store::MeshTable;
 use crate::results::QueryOutput;
 use parking_lot::{Mutex, RwLockReadGuard};
+use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::sync::Arc;
 use wgpu::BufferUsages as U;
 
@@ -20,6 +21,9 @@ const WORKGROUP: u32 = 64;
 const INITIAL_HITS: u32 = 1 << 10;
 const INITIAL_FEEDBACK: u32 = 1 << 13;
 const INITIAL_CANDIDATES: u32 = 1 << 14;
+/// Hits from which a batch of several queries is sorted into them on several threads: below, starting the
+/// threads' work costs more than it saves.
+const PARALLEL_HITS: u32 = 1 << 13;
 /// Longest wait for a batch (a hung device is reported as lost rather than blocking forever).
 const MAP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 /// Bytes of the counters (hits, feedback vertices, then one candidate count per dispatch), which also start
@@ -609,7 +613,13 @@ impl GpuScratch {
         // batch takes one round trip, and a few kilobytes more over the bus cost less than a second trip.
         self.expected_hits = hits.saturating_mul(2).max(256);
         self.expected_feedback = feedback.saturating_mul(2).max(2048);
-        self.collect(&f, hits, feedback, outputs)
+        // Many hits spread over several queries are sorted into them on the context's threads.
+        let pool = if hits >= PARALLEL_HITS && outputs.len() > 1 {
+            backend.pool()
+        } else {
+            None
+        };
+        self.collect(&f, hits, feedback, outputs, pool)
     }
 
     /// Sorts the batch's `hits` records and `feedback` vertices into `outputs`: straight from the mapped
@@ -621,6 +631,7 @@ impl GpuScratch {
         hits: u32,
         feedback: u32,
         outputs: &mut [QueryOutput],
+        pool: Option<&rayon::ThreadPool>,
     ) -> Result<()> {
         if hits <= f.read_hits && feedback <= f.read_feedback {
             let readback = self.readback.get();
@@ -636,7 +647,7 @@ impl GpuScratch {
                 bytemuck::try_cast_slice::<u8, GpuHit>(h),
                 bytemuck::try_cast_slice::<u8, [f32; 3]>(v),
             ) {
-                let assembled = assemble(records, vertices, &mut self.sorting, outputs);
+                let assembled = assemble(records, vertices, &mut self.sorting, outputs, pool);
                 drop(view);
                 readback.unmap();
                 return assembled;
@@ -648,6 +659,7 @@ impl GpuScratch {
             &self.host_feedback,
             &mut self.sorting,
             outputs,
+            pool,
         )
     }
 
@@ -731,12 +743,14 @@ impl GpuScratch {
 /// about in that order). So the records are first bucketed by query (a counting sort, one pass in
 /// read-back order), each bucket is finished by the adaptive sort, which takes about linear time on such
 /// input, and emitting a query's hits then reads its records and polygons nearly in read-back order. One
-/// comparison sort of the whole batch by (query, triangle) cost ~60-120 ns a hit on 64-tool batches.
+/// comparison sort of the whole batch by (query, triangle) cost ~60-120 ns a hit on 64-tool batches. With a
+/// `pool`, the queries are sorted and emitted in parallel (each owns its bucket and its output).
 fn assemble(
     records: &[GpuHit],
     feedback: &[[f32; 3]],
     sorting: &mut Sorting,
     outputs: &mut [QueryOutput],
+    pool: Option<&rayon::ThreadPool>,
 ) -> Result<()> {
     let malformed = || lost("the GPU returned a malformed hit record");
     let n = outputs.len();
@@ -768,12 +782,20 @@ fn assemble(
         sorting.by_query[*cursor as usize] = (u64::from(r.triangle) << 32) | k as u64;
         *cursor += 1;
     }
-    for (q, out) in outputs.iter_mut().enumerate() {
-        let bucket = &mut sorting.by_query
-            [sorting.query_starts[q] as usize..sorting.query_starts[q + 1] as usize];
+    // Each query's bucket and output belong to it alone, so queries can be emitted in parallel.
+    let mut buckets: Vec<&mut [u64]> = Vec::with_capacity(n);
+    let mut rest = &mut sorting.by_query[..];
+    for q in 0..n {
+        let (bucket, tail) =
+            rest.split_at_mut((sorting.query_starts[q + 1] - sorting.query_starts[q]) as usize);
+        buckets.push(bucket);
+        rest = tail;
+    }
+    let jobs = outputs.iter_mut().zip(buckets).zip(&sorting.query_feedback);
+    let emit = |((out, bucket), &vertices): ((&mut QueryOutput, &mut [u64]), &u32)| {
         bucket.sort();
         out.hits.reserve(bucket.len());
-        out.feedback.reserve(sorting.query_feedback[q] as usize);
+        out.feedback.reserve(vertices as usize);
         for &key in bucket.iter() {
             let r = &records[(key & u64::from(u32::MAX)) as usize];
             let first = r.feedback_first as usize;
@@ -782,6 +804,10 @@ fn assemble(
             out.feedback.extend_from_slice(polygon);
             out.hits.push(r.to_hit(at));
         }
+    };
+    match pool {
+        Some(pool) => pool.install(|| jobs.par_bridge().for_each(emit)),
+        None => jobs.for_each(emit),
     }
     Ok(())
 }

@@ -21,22 +21,52 @@ use crate::results::QueryOutput;
 use device::Gpu;
 use mesh_buffers::GpuMesh;
 use parking_lot::Mutex;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The GPU backend: an open device and the meshes' device copies, by slot.
 pub struct GpuBackend {
     gpu: Arc<Gpu>,
     /// Lock order: a mesh's lock (held by the caller), then this.
     meshes: Mutex<Vec<Option<GpuMesh>>>,
+    /// Threads that may sort a large batch's answers into its queries' results (the context's `cpu_threads`,
+    /// 0 = one per core), and their pool, started by the first batch large enough to use it: a simulator
+    /// that only ever asks a few tools never starts a thread.
+    threads: usize,
+    pool: OnceLock<Option<rayon::ThreadPool>>,
 }
 
 impl GpuBackend {
-    /// Opens the best hardware adapter, or a software one too when `allow_software`.
-    pub fn new(allow_software: bool) -> Result<Self> {
+    /// Opens the best hardware adapter, or a software one too when `allow_software`; `threads` as the
+    /// context's `cpu_threads`.
+    pub fn new(allow_software: bool, threads: u32) -> Result<Self> {
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n as usize,
+        };
         Ok(Self {
             gpu: Arc::new(Gpu::open(allow_software)?),
             meshes: Mutex::new(Vec::new()),
+            threads,
+            pool: OnceLock::new(),
         })
+    }
+
+    /// The pool for collecting large batches; `None` with one thread, or if no thread could be started (the
+    /// calling thread then does the work alone).
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.pool
+            .get_or_init(|| {
+                (self.threads > 1)
+                    .then(|| {
+                        rayon::ThreadPoolBuilder::new()
+                            .num_threads(self.threads)
+                            .thread_name(|i| format!("trocar-gpu-collect-{i}"))
+                            .build()
+                            .ok()
+                    })
+                    .flatten()
+            })
+            .as_ref()
     }
 
     /// The scratch of `scratch` for this device, made on first use.
