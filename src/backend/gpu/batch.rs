@@ -11,7 +11,7 @@ use crate::mesh::{Mesh, MeshId};
 use crate::mesh_store::MeshTable;
 use crate::results::QueryOutput;
 use parking_lot::{Mutex, RwLockReadGuard};
-use rayon::prelude::*;
+use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::sync::Arc;
 use wgpu::BufferUsages as U;
 
@@ -21,11 +21,9 @@ const WORKGROUP: u32 = 64;
 const INITIAL_HITS: u32 = 1 << 10;
 const INITIAL_FEEDBACK: u32 = 1 << 13;
 const INITIAL_CANDIDATES: u32 = 1 << 14;
-/// Hits from which a batch is sorted into its queries on several threads: below, starting the threads' work
-/// costs more than it saves.
-const PARALLEL_HITS: u32 = 1 << 12;
-/// Hits a thread emits at a time when one query's hits are split between threads.
-const EMIT_CHUNK: usize = 512;
+/// Hits from which a batch of several queries is sorted into them on several threads: below, starting the
+/// threads' work costs more than it saves.
+const PARALLEL_HITS: u32 = 1 << 13;
 /// Longest wait for a batch (a hung device is reported as lost rather than blocking forever).
 const MAP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 /// Bytes of the counters (hits, feedback vertices, then one candidate count per dispatch), which also start
@@ -141,8 +139,6 @@ struct Sorting {
     query_feedback: Vec<u32>,
     /// The records bucketed by query, each bucket sorted by triangle: `triangle << 32 | record index`.
     by_query: Vec<u64>,
-    /// Beside `by_query`, when emitted in parallel: each hit's first vertex in its query's feedback.
-    feedback_at: Vec<u32>,
 }
 
 /// The device buffers and host staging of one results object.
@@ -617,8 +613,8 @@ impl GpuScratch {
         // batch takes one round trip, and a few kilobytes more over the bus cost less than a second trip.
         self.expected_hits = hits.saturating_mul(2).max(256);
         self.expected_feedback = feedback.saturating_mul(2).max(2048);
-        // Many hits are sorted into their queries on the context's threads.
-        let pool = if hits >= PARALLEL_HITS {
+        // Many hits spread over several queries are sorted into them on the context's threads.
+        let pool = if hits >= PARALLEL_HITS && outputs.len() > 1 {
             backend.pool()
         } else {
             None
@@ -772,7 +768,8 @@ fn assemble(
         let vertices = &mut sorting.query_feedback[r.query as usize];
         *vertices = vertices.saturating_add(r.feedback_count);
     }
-    // Polygons do not overlap, so no query has more vertices than the batch: each query's offsets fit.
+    // Polygons do not overlap, so no query has more vertices than the batch (and reserving room for them
+    // below cannot ask for more memory than the read-back holds).
     if sorting
         .query_feedback
         .iter()
@@ -795,84 +792,31 @@ fn assemble(
         *cursor += 1;
     }
     // Each query's bucket and output belong to it alone, so queries can be emitted in parallel.
-    let Some(pool) = pool else {
-        for (q, out) in outputs.iter_mut().enumerate() {
-            let bucket = &mut sorting.by_query
-                [sorting.query_starts[q] as usize..sorting.query_starts[q + 1] as usize];
-            bucket.sort();
-            out.hits.reserve(bucket.len());
-            out.feedback.reserve(sorting.query_feedback[q] as usize);
-            for &key in bucket.iter() {
-                let r = &records[(key & u64::from(u32::MAX)) as usize];
-                let first = r.feedback_first as usize;
-                let polygon = &feedback[first..first + r.feedback_count as usize];
-                let at = out.feedback.len() as u32;
-                out.feedback.extend_from_slice(polygon);
-                out.hits.push(r.to_hit(at));
-            }
-        }
-        return Ok(());
-    };
-    sorting.feedback_at.clear();
-    sorting.feedback_at.resize(records.len(), 0);
-    let mut jobs: Vec<(&mut QueryOutput, &mut [u64], &mut [u32])> = Vec::with_capacity(n);
-    let (mut keys, mut firsts) = (&mut sorting.by_query[..], &mut sorting.feedback_at[..]);
-    for (q, out) in outputs.iter_mut().enumerate() {
-        let len = (sorting.query_starts[q + 1] - sorting.query_starts[q]) as usize;
-        let (bucket, keys_tail) = keys.split_at_mut(len);
-        let (at, firsts_tail) = firsts.split_at_mut(len);
-        jobs.push((out, bucket, at));
-        (keys, firsts) = (keys_tail, firsts_tail);
-    }
-    pool.install(|| {
-        jobs.into_par_iter()
-            .for_each(|(out, bucket, at)| emit_split(records, feedback, bucket, at, out));
-    });
-    Ok(())
-}
-
-/// One query's hits (its `bucket` of keys), sorted and emitted into `out` by several threads, [`EMIT_CHUNK`]
-/// hits each: `at` (as long as the bucket) receives each hit's first feedback vertex, so that every chunk knows
-/// where its polygons go before any is written.
-fn emit_split(
-    records: &[GpuHit],
-    feedback: &[[f32; 3]],
-    bucket: &mut [u64],
-    at: &mut [u32],
-    out: &mut QueryOutput,
-) {
-    let record = |key: u64| &records[(key & u64::from(u32::MAX)) as usize];
-    bucket.sort();
-    // Bounded by the batch's vertex count, checked by the caller.
-    let mut vertices = 0u32;
-    for (first, &key) in at.iter_mut().zip(bucket.iter()) {
-        *first = vertices;
-        vertices += record(key).feedback_count;
-    }
-    let (bucket, at) = (&*bucket, &*at);
-    out.hits.par_extend(
-        bucket
-            .par_iter()
-            .zip(at.par_iter())
-            .map(|(&key, &first)| record(key).to_hit(first)),
-    );
-    out.feedback.resize(vertices as usize, [0.0; 3]);
-    let mut pieces = Vec::with_capacity(bucket.len().div_ceil(EMIT_CHUNK));
-    let mut rest = &mut out.feedback[..];
-    for (j, keys) in bucket.chunks(EMIT_CHUNK).enumerate() {
-        let end = at.get((j + 1) * EMIT_CHUNK).copied().unwrap_or(vertices);
-        let (piece, tail) = rest.split_at_mut((end - at[j * EMIT_CHUNK]) as usize);
-        pieces.push((keys, piece));
+    let mut buckets: Vec<&mut [u64]> = Vec::with_capacity(n);
+    let mut rest = &mut sorting.by_query[..];
+    for q in 0..n {
+        let (bucket, tail) =
+            rest.split_at_mut((sorting.query_starts[q + 1] - sorting.query_starts[q]) as usize);
+        buckets.push(bucket);
         rest = tail;
     }
-    pieces.into_par_iter().for_each(|(keys, piece)| {
-        let mut w = 0;
-        for &key in keys {
-            let r = record(key);
+    let jobs = outputs.iter_mut().zip(buckets).zip(&sorting.query_feedback);
+    let emit = |((out, bucket), &vertices): ((&mut QueryOutput, &mut [u64]), &u32)| {
+        bucket.sort();
+        out.hits.reserve(bucket.len());
+        out.feedback.reserve(vertices as usize);
+        for &key in bucket.iter() {
+            let r = &records[(key & u64::from(u32::MAX)) as usize];
             let first = r.feedback_first as usize;
-            let n = r.feedback_count as usize;
-            piece[w..w + n].copy_from_slice(&feedback[first..first + n]);
-            w += n;
+            let polygon = &feedback[first..first + r.feedback_count as usize];
+            let at = out.feedback.len() as u32;
+            out.feedback.extend_from_slice(polygon);
+            out.hits.push(r.to_hit(at));
         }
-    });
+    };
+    match pool {
+        Some(pool) => pool.install(|| jobs.par_bridge().for_each(emit)),
+        None => jobs.for_each(emit),
+    }
+    Ok(())
 }
