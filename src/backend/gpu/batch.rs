@@ -820,3 +820,129 @@ fn assemble(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of query `query` on `triangle`, its polygon at `first` (`count` vertices).
+    fn record(query: u32, triangle: u32, first: u32, count: u32) -> GpuHit {
+        GpuHit {
+            query,
+            triangle,
+            distance: triangle as f32,
+            feedback_first: first,
+            feedback_count: count,
+            ..Default::default()
+        }
+    }
+
+    /// Records of `queries` queries interleaved as the shader's atomics leave them (each query's nearly in
+    /// triangle order), each with a polygon whose vertices name its query and triangle.
+    fn batch(queries: u32, per_query: u32) -> (Vec<GpuHit>, Vec<[f32; 3]>) {
+        let (mut records, mut feedback) = (Vec::new(), Vec::new());
+        for i in 0..per_query {
+            for q in 0..queries {
+                // Swap neighbours now and then: nearly, not exactly, in order.
+                let t = if i % 7 == 3 {
+                    i + 1
+                } else if i % 7 == 4 {
+                    i - 1
+                } else {
+                    i
+                };
+                let triangle = 3 * t + q;
+                let count = 3 + (triangle % 4);
+                records.push(record(q, triangle, feedback.len() as u32, count));
+                for v in 0..count {
+                    feedback.push([q as f32, triangle as f32, v as f32]);
+                }
+            }
+        }
+        (records, feedback)
+    }
+
+    fn outputs(n: usize) -> Vec<QueryOutput> {
+        (0..n).map(|_| QueryOutput::default()).collect()
+    }
+
+    /// What every query's output must hold: its hits in triangle order, each polygon its own.
+    fn check(outputs: &[QueryOutput], per_query: u32) {
+        for (q, out) in outputs.iter().enumerate() {
+            assert_eq!(out.hits.len(), per_query as usize);
+            assert!(out.hits.windows(2).all(|w| w[0].triangle < w[1].triangle));
+            let mut next = 0;
+            for h in &out.hits {
+                assert_eq!(
+                    h.distance, h.triangle as f32,
+                    "the record's fields follow it"
+                );
+                assert_eq!(h.feedback_first, next, "polygons follow the hits' order");
+                let polygon = &out.feedback[next as usize..][..h.feedback_count as usize];
+                for (v, p) in polygon.iter().enumerate() {
+                    assert_eq!(*p, [q as f32, h.triangle as f32, v as f32]);
+                }
+                next += h.feedback_count;
+            }
+            assert_eq!(next as usize, out.feedback.len());
+        }
+    }
+
+    #[test]
+    fn records_are_sorted_into_their_queries_alone_and_on_threads() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        for (queries, per_query) in [(1, 500), (5, 300), (64, 40)] {
+            let (records, feedback) = batch(queries, per_query);
+            for pool in [None, Some(&pool)] {
+                let mut outs = outputs(queries as usize);
+                let mut sorting = Sorting::default();
+                assemble(&records, &feedback, &mut sorting, &mut outs, pool).unwrap();
+                check(&outs, per_query);
+                // Again with the scratch and outputs of the last batch, as a results object reuses them.
+                for o in &mut outs {
+                    o.clear();
+                }
+                assemble(&records, &feedback, &mut sorting, &mut outs, pool).unwrap();
+                check(&outs, per_query);
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_records_are_refused_before_any_output_is_written() {
+        let (records, feedback) = batch(3, 20);
+        let cases = [
+            // A query index past the batch.
+            (30, record(3, 0, 0, 3)),
+            // A polygon past the read-back.
+            (31, record(1, 9999, feedback.len() as u32 - 2, 3)),
+            // Polygons that overlap until one query claims more vertices than the batch has.
+            (32, record(2, 9998, 0, feedback.len() as u32)),
+        ];
+        for (at, bad) in cases {
+            let mut records = records.clone();
+            records.insert(at, bad);
+            if at == 32 {
+                records.push(record(2, 9997, 0, feedback.len() as u32));
+            }
+            let mut outs = outputs(3);
+            let e = assemble(
+                &records,
+                &feedback,
+                &mut Sorting::default(),
+                &mut outs,
+                None,
+            )
+            .expect_err("a malformed record");
+            assert_eq!(e.kind, ErrorKind::DeviceLost);
+            assert!(e.message.contains("malformed"), "{}", e.message);
+            assert!(
+                outs.iter()
+                    .all(|o| o.hits.is_empty() && o.feedback.is_empty())
+            );
+        }
+    }
+}
