@@ -15,6 +15,30 @@ use crate::results::QueryOutput;
 pub use cpu::CpuBackend;
 pub use gpu::GpuBackend;
 
+/// The threads a context's `cpu_threads` asks for: `0` means one per available core.
+pub(crate) fn thread_count(cpu_threads: u32) -> usize {
+    match cpu_threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n as usize,
+    }
+}
+
+/// A pool of `threads` workers named `name-0`, `name-1`, ...; `None` for one thread, where the calling thread
+/// does the work alone.
+pub(crate) fn worker_pool(
+    threads: usize,
+    name: &'static str,
+) -> std::result::Result<Option<rayon::ThreadPool>, rayon::ThreadPoolBuildError> {
+    if threads <= 1 {
+        return Ok(None);
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(move |i| format!("{name}-{i}"))
+        .build()
+        .map(Some)
+}
+
 /// The backend kinds a context can run on (the C API's `TrocarBackend`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum BackendKind {

@@ -41,28 +41,15 @@ pub struct CpuBackend {
 impl CpuBackend {
     /// A backend using `threads` threads in total (0: one per available core).
     pub fn new(threads: u32) -> Result<Self> {
-        let threads = match threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n as usize,
-        };
+        let threads = super::thread_count(threads);
         // The calling thread works too (`install` runs on a pool thread but the caller blocks), so the pool
         // has as many workers as the threads asked for.
-        let pool = if threads > 1 {
-            Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .thread_name(|i| format!("trocar-cpu-{i}"))
-                    .build()
-                    .map_err(|e| {
-                        Error::new(
-                            crate::ErrorKind::BackendUnavailable,
-                            format!("could not start CPU worker threads: {e}"),
-                        )
-                    })?,
+        let pool = super::worker_pool(threads, "trocar-cpu").map_err(|e| {
+            Error::new(
+                crate::ErrorKind::BackendUnavailable,
+                format!("could not start CPU worker threads: {e}"),
             )
-        } else {
-            None
-        };
+        })?;
         Ok(Self { pool, threads })
     }
 

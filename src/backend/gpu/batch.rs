@@ -128,6 +128,18 @@ struct InFlight {
     counters_size: u64,
 }
 
+impl InFlight {
+    /// Where the read-back holds the feedback vertices (behind the counters and `read_hits` records).
+    fn feedback_at(&self) -> u64 {
+        self.counters_size + u64::from(self.read_hits) * HIT_SIZE
+    }
+
+    /// Bytes of the read-back mapped for this batch.
+    fn mapped_len(&self) -> u64 {
+        self.feedback_at() + u64::from(self.read_feedback) * FEEDBACK_VERTEX_SIZE
+    }
+}
+
 /// Scratch of [`assemble`], kept between batches.
 #[derive(Default)]
 struct Sorting {
@@ -635,12 +647,10 @@ impl GpuScratch {
     ) -> Result<()> {
         if hits <= f.read_hits && feedback <= f.read_feedback {
             let readback = self.readback.get();
-            let feedback_at = f.counters_size + u64::from(f.read_hits) * HIT_SIZE;
-            let mapped_len = feedback_at + u64::from(f.read_feedback) * FEEDBACK_VERTEX_SIZE;
-            let view = mapped_view(readback, ..mapped_len)?;
+            let view = mapped_view(readback, ..f.mapped_len())?;
             let h = &view[f.counters_size as usize..][..hits as usize * HIT_SIZE as usize];
-            let v =
-                &view[feedback_at as usize..][..feedback as usize * FEEDBACK_VERTEX_SIZE as usize];
+            let v = &view[f.feedback_at() as usize..]
+                [..feedback as usize * FEEDBACK_VERTEX_SIZE as usize];
             // wgpu maps at an 8-byte aligned offset and every record is 4-byte aligned in the buffer, so this
             // holds; the copy below stays for a mapping that is not.
             if let (Ok(records), Ok(vertices)) = (
@@ -668,13 +678,11 @@ impl GpuScratch {
         let readback = self.readback.get();
         let got_hits = hits.min(f.read_hits);
         let got_feedback = feedback.min(f.read_feedback);
-        let hits_at = f.counters_size;
-        let feedback_at = f.counters_size + u64::from(f.read_hits) * HIT_SIZE;
-        let mapped_len = feedback_at + u64::from(f.read_feedback) * FEEDBACK_VERTEX_SIZE;
         {
-            let view = mapped_view(readback, ..mapped_len)?;
-            let h = &view[hits_at as usize..][..got_hits as usize * HIT_SIZE as usize];
-            let v = &view[feedback_at as usize..][..got_feedback as usize * 12];
+            let view = mapped_view(readback, ..f.mapped_len())?;
+            let h = &view[f.counters_size as usize..][..got_hits as usize * HIT_SIZE as usize];
+            let v = &view[f.feedback_at() as usize..]
+                [..got_feedback as usize * FEEDBACK_VERTEX_SIZE as usize];
             self.records.clear();
             extend_from_bytes(&mut self.records, h);
             self.host_feedback.clear();
@@ -791,17 +799,21 @@ fn assemble(
         sorting.by_query[*cursor as usize] = (u64::from(r.triangle) << 32) | k as u64;
         *cursor += 1;
     }
-    // Each query's bucket and output belong to it alone, so queries can be emitted in parallel.
-    let mut buckets: Vec<&mut [u64]> = Vec::with_capacity(n);
+    // Each query's bucket and output belong to it alone, so queries can be emitted in parallel; the buckets
+    // are cut from `by_query` as the queries are handed out.
     let mut rest = &mut sorting.by_query[..];
-    for q in 0..n {
-        let (bucket, tail) =
-            rest.split_at_mut((sorting.query_starts[q + 1] - sorting.query_starts[q]) as usize);
-        buckets.push(bucket);
-        rest = tail;
-    }
-    let jobs = outputs.iter_mut().zip(buckets).zip(&sorting.query_feedback);
-    let emit = |((out, bucket), &vertices): ((&mut QueryOutput, &mut [u64]), &u32)| {
+    let starts = &sorting.query_starts;
+    let jobs = outputs
+        .iter_mut()
+        .zip(&sorting.query_feedback)
+        .enumerate()
+        .map(move |(q, (out, &vertices))| {
+            let (bucket, tail) =
+                std::mem::take(&mut rest).split_at_mut((starts[q + 1] - starts[q]) as usize);
+            rest = tail;
+            (out, bucket, vertices)
+        });
+    let emit = |(out, bucket, vertices): (&mut QueryOutput, &mut [u64], u32)| {
         bucket.sort();
         out.hits.reserve(bucket.len());
         out.feedback.reserve(vertices as usize);

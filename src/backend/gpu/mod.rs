@@ -39,14 +39,10 @@ impl GpuBackend {
     /// Opens the best hardware adapter, or a software one too when `allow_software`; `threads` as the
     /// context's `cpu_threads`.
     pub fn new(allow_software: bool, threads: u32) -> Result<Self> {
-        let threads = match threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n as usize,
-        };
         Ok(Self {
             gpu: Arc::new(Gpu::open(allow_software)?),
             meshes: Mutex::new(Vec::new()),
-            threads,
+            threads: super::thread_count(threads),
             pool: OnceLock::new(),
         })
     }
@@ -55,17 +51,7 @@ impl GpuBackend {
     /// calling thread then does the work alone).
     fn pool(&self) -> Option<&rayon::ThreadPool> {
         self.pool
-            .get_or_init(|| {
-                (self.threads > 1)
-                    .then(|| {
-                        rayon::ThreadPoolBuilder::new()
-                            .num_threads(self.threads)
-                            .thread_name(|i| format!("trocar-gpu-collect-{i}"))
-                            .build()
-                            .ok()
-                    })
-                    .flatten()
-            })
+            .get_or_init(|| super::worker_pool(self.threads, "trocar-gpu-collect").unwrap_or(None))
             .as_ref()
     }
 
