@@ -14,6 +14,7 @@
 //! (u, v) -> (u, v (1 - u)), which keeps F multilinear and makes the root box's corners the triangle's own
 //! vertices, so no corner lies outside the face.
 
+use super::algebraic::{self, Exact};
 use super::coplanarity::{TIME_SLAB, coplanar_times, max_abs};
 use super::exact::{
     StaticFace, all_coplanar, predicates_exact, segments_touch, static_face, vertex_on_triangle,
@@ -47,10 +48,18 @@ pub(crate) const TOLERANCE: f64 = 1.0 / (1u64 << 62) as f64;
 const SEPARATION_SLACK: f64 = 1.0 / 1024.0;
 
 /// Cells examined before the search gives up and answers "contact" (conservatively) at the earliest time still
-/// undecided. 2^12: every query of the shared samples that the search decides as "no contact" takes at most
-/// 3,147 cells (cube-cliff edge-edge); 2^11 turned one more of them into a false positive, and 2^14 only made
-/// the four queries that exhaust it (the cube-cliff edges passing within ~1e-17) four times slower.
+/// undecided. 2^12: every query of the shared samples that the search alone decides as "no contact" takes at
+/// most 3,147 cells (cube-cliff edge-edge); 2^11 turned one more of them into a false positive, and 2^14 only
+/// made the four queries that exhaust it (the cube-cliff edges passing within ~1e-17) four times slower.
+/// Without a separation such queries are now decided exactly after [`FIRST_BUDGET`] cells instead.
 pub(crate) const MAX_BOXES: usize = 1 << 12;
+
+/// Cells the search examines, without a separation, before the query is decided exactly instead (see
+/// `algebraic.rs`); the rest of [`MAX_BOXES`] is searched only where that decision is left undecided. An
+/// exact decision costs tens of microseconds in big integers, about as much as 100 to 300 cells; 2^9 was the
+/// fastest of 2^7 to 2^11 on the cube-cliff files, where the search takes up to 3,000 cells to rule out a
+/// near-miss (and runs out of cells on four queries).
+const FIRST_BUDGET: usize = 1 << 9;
 
 /// Deepest split chain: each split halves one parameter (measured from its nearer end, so 66 halvings reach
 /// 2^-66 at either end).
@@ -581,10 +590,32 @@ fn grown(c: &Cell) -> Cell {
 /// ±separation: the ∞-norm, so Euclidean distances up to √3·separation may be reported), or, for contacts at
 /// the edge of double precision, every component of F is within `separation + TOLERANCE·scale` of zero
 /// somewhere in it (scale: the query's largest coordinate magnitude rounded up to a power of two), or the
-/// search ran out of cells ([`MAX_BOXES`]).
+/// search ran out of cells ([`MAX_BOXES`]). Those last two, the only unproven contacts, need a separation or a
+/// query whose exact decision was left undecided: without a separation, a query that the search has not
+/// settled after [`FIRST_BUDGET`] cells is decided exactly (see `algebraic.rs`; its contact is reported at
+/// the start of a stretch of 2^-24 of the step that holds it), and only a degenerate instant of contact (the
+/// face collapsed to a segment, parallel edges) sends it back to the search.
 pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Option<Root> {
-    let mut budget = MAX_BOXES;
-    if separation == 0.0 {
+    // Without a separation the search gets a first budget of cells; a query that outlasts it is decided
+    // exactly, and the search goes on with the rest of its budget only where that decision is left undecided.
+    let exactly = separation == 0.0;
+    let mut budget = if exactly { FIRST_BUDGET } else { MAX_BOXES };
+    let mut exact_tried = !exactly;
+    let mut decide_exactly = |budget: &mut usize, p: &[[f64; 3]; 8]| -> AfterSearch {
+        if *budget > 0 || exact_tried {
+            return AfterSearch::Searched;
+        }
+        exact_tried = true;
+        match algebraic::first_contact(pair, points) {
+            Exact::Contact(time) => AfterSearch::Decided(Some(root_at(pair, p, time))),
+            Exact::Apart => AfterSearch::Decided(None),
+            Exact::Undecided => {
+                *budget = MAX_BOXES - FIRST_BUDGET;
+                AfterSearch::SearchAgain
+            }
+        }
+    };
+    if exactly {
         let mut coplanar = coplanar_times(points);
         if let Some(times) = &mut coplanar {
             // Without a separation a contact needs the four points coplanar: only the slabs of time where the
@@ -647,21 +678,31 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
                         }
                         // Search the whole domain instead, as without the filter.
                         let known = known_at_end().then(|| root_at(pair, &p, 1.0));
-                        return Search::new(pair, &p, scale, separation).run(
-                            Cell::ROOT,
-                            false,
-                            known,
-                            &mut budget,
-                        );
+                        let search = Search::new(pair, &p, scale, separation);
+                        let found = search.run(Cell::ROOT, false, known, &mut budget);
+                        return match decide_exactly(&mut budget, &p) {
+                            AfterSearch::Decided(answer) => answer,
+                            AfterSearch::SearchAgain => {
+                                search.run(Cell::ROOT, false, known, &mut budget)
+                            }
+                            AfterSearch::Searched => found,
+                        };
                     }
                     InPlane::Unknown => {
                         if let Some((u, v)) = touching_in_axis_plane(pair, &p, &span) {
                             // A point touching an edge inside the slab, in a plane both lie in.
                             return Some(Root { time: t0, u, v });
                         }
-                        let earlier = search
-                            .get_or_insert_with(|| Search::new(pair, &p, scale, separation))
-                            .run(Cell::slab(t0, t1), true, None, &mut budget);
+                        let search =
+                            search.get_or_insert_with(|| Search::new(pair, &p, scale, separation));
+                        let mut earlier = search.run(Cell::slab(t0, t1), true, None, &mut budget);
+                        match decide_exactly(&mut budget, &p) {
+                            AfterSearch::Decided(answer) => return answer,
+                            AfterSearch::SearchAgain => {
+                                earlier = search.run(Cell::slab(t0, t1), true, None, &mut budget);
+                            }
+                            AfterSearch::Searched => {}
+                        }
                         if earlier.is_some() {
                             return earlier;
                         }
@@ -678,7 +719,23 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
         }
     }
     let (p, scale, separation) = normalize(points, separation);
-    Search::new(pair, &p, scale, separation).run(Cell::ROOT, false, None, &mut budget)
+    let search = Search::new(pair, &p, scale, separation);
+    let found = search.run(Cell::ROOT, false, None, &mut budget);
+    match decide_exactly(&mut budget, &p) {
+        AfterSearch::Decided(answer) => answer,
+        AfterSearch::SearchAgain => search.run(Cell::ROOT, false, None, &mut budget),
+        AfterSearch::Searched => found,
+    }
+}
+
+/// What follows a search run with the first budget (see `earliest_root`).
+enum AfterSearch {
+    /// The search's own answer stands (it finished within its budget, or the exact decision was tried).
+    Searched,
+    /// The exact decision answered, for the whole step.
+    Decided(Option<Root>),
+    /// The exact decision was left undecided: the run is repeated with the rest of the budget.
+    SearchAgain,
 }
 
 /// True only if the two primitives touch, exactly, at the start (`k = 0`) or the end (`k = 4`) of the step.

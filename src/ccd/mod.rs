@@ -4,6 +4,7 @@
 //! Every position moves linearly from its place before the step (t = 0) to its place after it (t = 1); rigid
 //! bodies are the special case, with no precomputation for either.
 
+mod algebraic;
 pub mod broadphase;
 pub mod contact;
 pub mod coplanarity;

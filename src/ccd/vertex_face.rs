@@ -7,8 +7,10 @@ use super::inclusion::{Pair, earliest_root};
 ///
 /// `points`: vertex, face corners f0, f1, f2 at t = 0, then the same four at t = 1 (the CCD benchmark's order);
 /// each moves linearly. Coordinates must be finite and `min_separation` finite and non-negative (see
-/// [`super::check_query`]). Conservative: `None` only when no real inputs rounding to these doubles ever bring
-/// the vertex within `min_separation` of the triangle; `Some` carries a lower bound of the time of impact.
+/// [`super::check_query`]). Conservative: `None` only when, in exact arithmetic on these doubles, the vertex
+/// never comes within `min_separation` of the triangle; `Some` carries a lower bound of the time of impact.
+/// Without a separation the answer is exact (no false positive either) unless the face collapses to a segment
+/// at the instant of contact (see `inclusion::earliest_root` and `algebraic.rs`).
 pub fn vertex_face(points: &[[f64; 3]; 8], min_separation: f64) -> Option<Impact> {
     // The paper's cubic: without a separation, the vertex can only enter the face when the four are coplanar.
     let root = earliest_root(Pair::VertexFace, points, min_separation)?;
