@@ -30,7 +30,6 @@
 
 use super::inclusion::Pair;
 use num_bigint::BigInt;
-use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 use std::cmp::Ordering;
 
@@ -161,17 +160,9 @@ impl Poly {
         )
     }
 
-    /// Divided by the (positive) gcd of its coefficients: same signs everywhere, smaller numbers.
-    fn primitive(self) -> Poly {
-        let g = self.0.iter().fold(BigInt::zero(), |g, c| g.gcd(c));
-        if g.is_zero() || g.is_one() {
-            return self;
-        }
-        Poly(self.0.into_iter().map(|c| c / &g).collect())
-    }
-
-    /// Divided by the largest power of two dividing every coefficient: a cheap part of [`Self::primitive`]
-    /// (whose gcds of thousands of bits cost more than the growth they save in a remainder sequence).
+    /// Divided by the largest power of two dividing every coefficient: same signs everywhere, smaller numbers.
+    /// The cheap part of a primitive part (whose gcds of hundreds to thousands of bits cost more than the
+    /// growth they save in a remainder sequence).
     fn without_twos(self) -> Poly {
         let shift = self
             .0
@@ -419,7 +410,10 @@ impl<'a> Isolated<'a> {
 
 /// Sign of `q` at the one root of `p` in the open interval (l, r) whose ends are not roots of `p`.
 fn sign_at_root(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option<Ordering> {
-    let seq = remainder_sequence(p.clone(), dp.mul(q));
+    // SRem(P, P'Q) and SRem(P, rem(P'Q, P)) count the same Cauchy index (P'Q/P and its remainder over P differ
+    // by a polynomial, which has no poles): the second skips two members of the sequence.
+    let reduced = negated_remainder(&dp.mul(q), p).neg();
+    let seq = remainder_sequence(p.clone(), reduced);
     match variations(&seq, l) - variations(&seq, r) {
         1 => Some(Ordering::Greater),
         0 => Some(Ordering::Equal),
@@ -449,7 +443,7 @@ fn first_root_in_contact(p: Poly, norm: &Poly, sides: &[Poly]) -> Exact {
         Between(Dyadic, Dyadic),
         At(Dyadic),
     }
-    let mut p = p.primitive();
+    let mut p = p.without_twos();
     let (zero, one) = (Dyadic::integer(0), Dyadic::integer(1));
     let at = |p: &Poly, x: &Dyadic| verdict(&mut Isolated::at(p, x.clone()), norm, sides);
     // Roots at the ends of the step are checked directly and divided out, so that no interval below ends on
@@ -578,15 +572,20 @@ pub(crate) fn first_contact(pair: Pair, points: &[[f64; 3]; 8]) -> Exact {
     };
     let (coplanarity, norm, sides) = match pair {
         Pair::VertexFace => {
-            let (v, f0, f1, f2) = (path(0), path(1), path(2), path(3));
-            let n = cross(&sub(&f1, &f0), &sub(&f2, &f0));
-            let g = [sub(&f0, &v), sub(&f1, &v), sub(&f2, &v)];
-            let sides = vec![
-                dot(&cross(&g[1], &g[2]), &n),
-                dot(&cross(&g[2], &g[0]), &n),
-                dot(&cross(&g[0], &g[1]), &n),
+            let v = path(0);
+            let g = [sub(&path(1), &v), sub(&path(2), &v), sub(&path(3), &v)];
+            let c = [
+                cross(&g[1], &g[2]),
+                cross(&g[2], &g[0]),
+                cross(&g[0], &g[1]),
             ];
-            (dot(&n, &sub(&v, &f0)), dot(&n, &n), sides)
+            // n = (f1 − f0) × (f2 − f0) = c0 + c1 + c2, and D = n · (v − f0) = −c0 · g0 (c1 and c2 are
+            // orthogonal to g0).
+            let n: Vector = std::array::from_fn(|i| c[0][i].add(&c[1][i]).add(&c[2][i]));
+            let sides: Vec<Poly> = c.iter().map(|ci| dot(ci, &n)).collect();
+            // |n|² = n · (c0 + c1 + c2), the sum of the sides.
+            let norm = sides[0].add(&sides[1]).add(&sides[2]);
+            (dot(&c[0], &g[0]).neg(), norm, sides)
         }
         Pair::EdgeEdge => {
             let (a0, a1, b0, b1) = (path(0), path(1), path(2), path(3));

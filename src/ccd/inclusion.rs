@@ -56,10 +56,11 @@ pub(crate) const MAX_BOXES: usize = 1 << 12;
 
 /// Cells the search examines, without a separation, before the query is decided exactly instead (see
 /// `algebraic.rs`); the rest of [`MAX_BOXES`] is searched only where that decision is left undecided. An
-/// exact decision costs tens of microseconds in big integers, about as much as 100 to 300 cells; 2^9 was the
-/// fastest of 2^7 to 2^11 on the cube-cliff files, where the search takes up to 3,000 cells to rule out a
-/// near-miss (and runs out of cells on four queries).
-const FIRST_BUDGET: usize = 1 << 9;
+/// exact decision costs 15 to 250 µs in big integers (median about 20), as much as a few hundred cells, while
+/// the search takes up to 3,000 cells to rule out a near-miss at the rounding level and runs out of cells on
+/// some. On the CCD bench, 2^6 against 2^9: cube-cliff edge-edge 0.11 -> 0.16 M queries/s, vertex-face the
+/// same (0.44-0.45); 2^5 to 2^8 measured between, and below 2^6 the easy queries start paying the decision.
+const FIRST_BUDGET: usize = 1 << 6;
 
 /// Deepest split chain: each split halves one parameter (measured from its nearer end, so 66 halvings reach
 /// 2^-66 at either end).

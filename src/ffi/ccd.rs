@@ -44,7 +44,7 @@ unsafe fn primitive(
 /// the face stands still; a clean crossing, or the vertex touching an edge of the face within a plane
 /// perpendicular to a coordinate axis, by interval bounds on the in-plane tests over the stretch of time where
 /// the four points become coplanar; by Miranda's theorem in the search; or, without a separation, for a query
-/// the floating-point search cannot settle within 512 boxes, by an exact decision in big integers at the real
+/// the floating-point search cannot settle within 64 boxes, by an exact decision in big integers at the real
 /// roots of the coplanarity cubic (Sturm sequences and Tarski queries, no rounding anywhere). Only where that
 /// decision is left undecided (the face collapsed to a segment, or the edges parallel, at the instant of
 /// contact), and with a separation, does the search go on, and may then also report a contact within about
