@@ -594,8 +594,8 @@ fn grown(c: &Cell) -> Cell {
 /// search ran out of cells ([`MAX_BOXES`]). Those last two, the only unproven contacts, need a separation or a
 /// query whose exact decision was left undecided: without a separation, a query that the search has not
 /// settled after [`FIRST_BUDGET`] cells is decided exactly (see `algebraic.rs`; its contact is reported at
-/// the start of a stretch of 2^-24 of the step that holds it), and only a degenerate instant of contact (the
-/// face collapsed to a segment, parallel edges) sends it back to the search.
+/// the start of a stretch of 2^-24 of the step that holds it); only roots too close to isolate, or
+/// coordinates spanning more than 2^256, send it back to the search.
 pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Option<Root> {
     // Without a separation the search gets a first budget of cells; a query that outlasts it is decided
     // exactly, and the search goes on with the rest of its budget only where that decision is left undecided.

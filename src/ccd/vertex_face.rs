@@ -9,8 +9,8 @@ use super::inclusion::{Pair, earliest_root};
 /// each moves linearly. Coordinates must be finite and `min_separation` finite and non-negative (see
 /// [`super::check_query`]). Conservative: `None` only when, in exact arithmetic on these doubles, the vertex
 /// never comes within `min_separation` of the triangle; `Some` carries a lower bound of the time of impact.
-/// Without a separation the answer is exact (no false positive either) unless the face collapses to a segment
-/// at the instant of contact (see `inclusion::earliest_root` and `algebraic.rs`).
+/// Without a separation the answer is exact (no false positive either) but for coordinates spanning more than
+/// 2^256 or roots closer than 2^-400 (see `inclusion::earliest_root` and `algebraic.rs`).
 pub fn vertex_face(points: &[[f64; 3]; 8], min_separation: f64) -> Option<Impact> {
     // The paper's cubic: without a separation, the vertex can only enter the face when the four are coplanar.
     let root = earliest_root(Pair::VertexFace, points, min_separation)?;
