@@ -939,26 +939,7 @@ mod tests {
         assert!(matches!(first, Exact::Contact(_)), "{first:?}");
     }
 
-    /// xorshift64*: test inputs without a dependency.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-
-        /// A multiple of 2^-20 in [-1, 1]: sums and products of a few stay exact in `f64`.
-        fn coordinate(&mut self) -> f64 {
-            ((self.next() >> 43) as f64 - (1u64 << 20) as f64) / (1u64 << 20) as f64
-        }
-
-        fn point(&mut self) -> [f64; 3] {
-            [self.coordinate(), self.coordinate(), self.coordinate()]
-        }
-    }
+    use crate::ccd::tests::Rng;
 
     fn along(a: [f64; 3], b: [f64; 3], s: f64) -> [f64; 3] {
         std::array::from_fn(|i| a[i] + s * (b[i] - a[i]))

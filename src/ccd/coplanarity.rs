@@ -418,17 +418,7 @@ impl Iterator for CoplanarTimes {
 mod tests {
     use super::*;
 
-    /// xorshift64*: test inputs without a dependency.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> f64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
+    use crate::ccd::tests::Rng;
 
     /// D(t) from the points interpolated at t, in plain floating point.
     fn d_at(x: &[[f64; 3]; 8], t: f64) -> f64 {
@@ -448,7 +438,7 @@ mod tests {
             let grid = case % 2 == 1;
             let x: [[f64; 3]; 8] = std::array::from_fn(|_| {
                 std::array::from_fn(|_| {
-                    let v = 2.0 * rng.next() - 1.0;
+                    let v = 2.0 * rng.unit() - 1.0;
                     if grid { (v * 4.0).round() / 4.0 } else { v }
                 })
             });

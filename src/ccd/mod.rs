@@ -60,8 +60,35 @@ pub fn check_query(points: &[[f64; 3]; 8], min_separation: f64) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// xorshift64*: test inputs without a dependency (shared by the CCD modules' tests).
+    pub(crate) struct Rng(pub u64);
+
+    impl Rng {
+        pub(crate) fn next_u64(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        /// Uniform in [0, 1), 53 bits.
+        pub(crate) fn unit(&mut self) -> f64 {
+            (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        }
+
+        /// A multiple of 2^-20 in [-1, 1]: sums and products of a few stay exact in `f64`.
+        pub(crate) fn coordinate(&mut self) -> f64 {
+            ((self.next_u64() >> 43) as f64 - (1u64 << 20) as f64) / (1u64 << 20) as f64
+        }
+
+        /// Three [`Self::coordinate`]s.
+        pub(crate) fn point(&mut self) -> [f64; 3] {
+            [self.coordinate(), self.coordinate(), self.coordinate()]
+        }
+    }
 
     /// A vertex falling through the plane y = 0 at t = 0.5, at (x, z), and a fixed triangle there (also used by
     /// the in-plane tests' unit tests).
