@@ -1055,6 +1055,45 @@ mod tests {
         assert!((500..3500).contains(&contacts), "{contacts} contacts");
     }
 
+    /// Queries built from a few coincident coordinates (0, ±1, ±1/2, 1/4, 2, ±1e-17, 1 + 2^-52): shared
+    /// corners, points on lines and planes, motion within planes, near-misses at the rounding level. The
+    /// decision settles every one and agrees with the public tests (whose floating-point steps settle most).
+    #[test]
+    fn agrees_with_the_pipeline_on_coincident_coordinates() {
+        let mut rng = Rng(1234);
+        let values = [
+            0.0,
+            1.0,
+            -1.0,
+            0.5,
+            -0.5,
+            1e-17,
+            -1e-17,
+            0.25,
+            2.0,
+            1.0 + 2f64.powi(-52),
+        ];
+        let mut contacts = 0;
+        for k in 0..6000 {
+            let points: [[f64; 3]; 8] = std::array::from_fn(|_| {
+                std::array::from_fn(|_| values[(rng.next_u64() >> 8) as usize % values.len()])
+            });
+            let (pair, public) = if k % 2 == 0 {
+                (Pair::VertexFace, crate::ccd::vertex_face(&points, 0.0))
+            } else {
+                (Pair::EdgeEdge, crate::ccd::edge_edge(&points, 0.0))
+            };
+            match (first_contact(pair, &points), public) {
+                (Exact::Contact(_), Some(_)) => contacts += 1,
+                (Exact::Apart, None) => {}
+                (exact, public) => {
+                    panic!("#{k} {pair:?}: {exact:?} against {public:?}: {points:?}")
+                }
+            }
+        }
+        assert!(contacts > 500, "{contacts} contacts");
+    }
+
     /// Degenerate throughout, where |n|² and the sides vanish at every instant: parallel edges brought onto
     /// one line, overlapping or 2^-30 short of it, and a face collapsed to a segment that a vertex crosses
     /// or passes 2^-30 beyond its end. In contact exactly at t = 1/2, or never.
