@@ -22,7 +22,7 @@
 //!   exactly on an edge, edges meeting at their ends) come out as zeros.
 //! - At a root where |n|² vanishes too (the face's corners collinear, the edges parallel), and so every
 //!   side with it, the primitives themselves decide: the vertex on one of the face's three edges, or the
-//!   edges on one line with overlapping ranges (see [`Degenerate`]), again from signs of polynomials.
+//!   edges on one line with overlapping ranges (see [`Degenerated`]), again from signs of polynomials.
 //! - Motion within a plane (D identically zero): the contact set is closed and its answer constant between
 //!   consecutive roots of the polynomials it is decided from, so the first contact is at t = 0 or at a root
 //!   of one of the sides (or, parallel or collapsed throughout, of the degenerate test's polynomials), each
@@ -128,24 +128,23 @@ impl Poly {
         self.0.is_empty()
     }
 
-    fn add(&self, o: &Poly) -> Poly {
+    /// Coefficient by coefficient, the shorter one padded with zeros.
+    fn zip_with(&self, o: &Poly, f: impl Fn(&BigInt, &BigInt) -> BigInt) -> Poly {
         let n = self.0.len().max(o.0.len());
         let zero = BigInt::zero();
         Poly::new(
             (0..n)
-                .map(|i| self.0.get(i).unwrap_or(&zero) + o.0.get(i).unwrap_or(&zero))
+                .map(|i| f(self.0.get(i).unwrap_or(&zero), o.0.get(i).unwrap_or(&zero)))
                 .collect(),
         )
     }
 
+    fn add(&self, o: &Poly) -> Poly {
+        self.zip_with(o, |a, b| a + b)
+    }
+
     fn sub(&self, o: &Poly) -> Poly {
-        let n = self.0.len().max(o.0.len());
-        let zero = BigInt::zero();
-        Poly::new(
-            (0..n)
-                .map(|i| self.0.get(i).unwrap_or(&zero) - o.0.get(i).unwrap_or(&zero))
-                .collect(),
-        )
+        self.zip_with(o, |a, b| a - b)
     }
 
     fn mul(&self, o: &Poly) -> Poly {
@@ -460,6 +459,23 @@ struct Shape {
     norm: Poly,
     sides: Vec<Poly>,
     degenerate: Degenerate,
+    /// The degenerate test's polynomials, built the first time a degenerate instant needs them (rarely).
+    tests: std::cell::OnceCell<Degenerated>,
+}
+
+impl Shape {
+    fn new(norm: Poly, sides: Vec<Poly>, degenerate: Degenerate) -> Self {
+        Shape {
+            norm,
+            sides,
+            degenerate,
+            tests: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn degenerated(&self) -> &Degenerated {
+        self.tests.get_or_init(|| self.degenerate.tests())
+    }
 }
 
 /// The primitives, for an instant where |n|² = 0: the face's corners collinear, or the edges parallel.
@@ -471,118 +487,169 @@ enum Degenerate {
 }
 
 impl Degenerate {
+    fn tests(&self) -> Degenerated {
+        match self {
+            // Collinear corners: the face is the segment they span, i.e. the union of its three edges.
+            Degenerate::VertexFace { g } => Degenerated::VertexFace(Box::new(
+                [(0, 1), (1, 2), (2, 0)]
+                    .map(|(i, j)| OnSegment::new(neg(&g[i]), &sub(&g[j], &g[i]))),
+            )),
+            Degenerate::EdgeEdge { e, f, w } => {
+                let length = dot(e, e);
+                let ends = [dot(w, e), dot(&add(w, f), e)];
+                Degenerated::EdgeEdge(Box::new(Parallel {
+                    point: OnSegment::new(neg(w), f),
+                    beyond: ends.clone().map(|s| length.sub(&s)),
+                    ends,
+                    cross: cross(w, e),
+                    length,
+                }))
+            }
+        }
+    }
+}
+
+/// A point's offset `d` from a segment's start against the segment `dir`, as the polynomials that say
+/// whether it lies on it.
+struct OnSegment {
+    length: Poly,
+    offset: Vector,
+    cross: Vector,
+    along: Poly,
+    short: Poly,
+}
+
+impl OnSegment {
+    fn new(offset: Vector, dir: &Vector) -> Self {
+        let length = dot(dir, dir);
+        let along = dot(&offset, dir);
+        OnSegment {
+            short: length.sub(&along),
+            cross: cross(&offset, dir),
+            offset,
+            along,
+            length,
+        }
+    }
+
+    /// On the segment at the root (a point itself when the segment vanishes).
+    fn touching(&self, root: &mut Isolated<'_>) -> Option<bool> {
+        if root.sign_of(&self.length)? == Ordering::Equal {
+            return all_zero(root, &self.offset);
+        }
+        if !all_zero(root, &self.cross)? {
+            return Some(false);
+        }
+        Some(
+            root.sign_of(&self.along)? != Ordering::Less
+                && root.sign_of(&self.short)? != Ordering::Less,
+        )
+    }
+
+    fn polynomials(&self) -> impl Iterator<Item = &Poly> {
+        self.offset
+            .iter()
+            .chain(&self.cross)
+            .chain([&self.short, &self.length, &self.along])
+    }
+}
+
+/// Whether every polynomial of `v` is zero at the root.
+fn all_zero(root: &mut Isolated<'_>, v: &Vector) -> Option<bool> {
+    for c in v {
+        if root.sign_of(c)? != Ordering::Equal {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+/// The degenerate test's polynomials (see [`Degenerate`]).
+enum Degenerated {
+    /// The vertex on one of the three edges.
+    VertexFace(Box<[OnSegment; 3]>),
+    /// Parallel edges.
+    EdgeEdge(Box<Parallel>),
+}
+
+/// Edge A a point on edge B, or the edges on one line (`cross` zero: b0 on A's line, and so b1) where B's
+/// ends project onto A's parameter range at `ends` (w·e and (w + f)·e) against `length` (|e|²); `beyond` =
+/// `length` − `ends`.
+struct Parallel {
+    length: Poly,
+    point: OnSegment,
+    cross: Vector,
+    ends: [Poly; 2],
+    beyond: [Poly; 2],
+}
+
+impl Parallel {
+    fn touching(&self, root: &mut Isolated<'_>) -> Option<bool> {
+        if root.sign_of(&self.length)? == Ordering::Equal {
+            // Edge A is a point: a0 against edge B.
+            return self.point.touching(root);
+        }
+        if !all_zero(root, &self.cross)? {
+            return Some(false);
+        }
+        let (mut before, mut after) = (true, true);
+        for (s, b) in self.ends.iter().zip(&self.beyond) {
+            before &= root.sign_of(s)? == Ordering::Less;
+            after &= root.sign_of(b)? == Ordering::Less;
+        }
+        Some(!before && !after)
+    }
+
+    fn polynomials(&self) -> impl Iterator<Item = &Poly> {
+        self.point.polynomials().chain(&self.cross).chain([
+            &self.beyond[0],
+            &self.ends[0],
+            &self.beyond[1],
+            &self.ends[1],
+            &self.length,
+        ])
+    }
+}
+
+impl Degenerated {
     /// Whether the primitives touch at the root (where |n|² = 0), from signs there; `None` where one cannot
     /// be had within the decision's bisections.
     fn touching(&self, root: &mut Isolated<'_>) -> Option<bool> {
         match self {
-            // Collinear corners: the face is the segment they span, i.e. the union of its three edges.
-            Degenerate::VertexFace { g } => {
-                for (i, j) in [(0, 1), (1, 2), (2, 0)] {
-                    let from = neg(&g[i]);
-                    if point_on_segment(root, &from, &sub(&g[j], &g[i]))? {
+            Degenerated::VertexFace(edges) => {
+                for edge in edges.iter() {
+                    if edge.touching(root)? {
                         return Some(true);
                     }
                 }
                 Some(false)
             }
-            Degenerate::EdgeEdge { e, f, w } => {
-                let length = dot(e, e);
-                if root.sign_of(&length)? == Ordering::Equal {
-                    // Edge A is a point: a0 against edge B.
-                    return point_on_segment(root, &neg(w), f);
-                }
-                // Parallel: they meet only on one line (b0 on A's line, and so b1), where B's ends project
-                // onto A's parameter range at w·e and (w + f)·e against |e|².
-                for c in cross(w, e) {
-                    if root.sign_of(&c)? != Ordering::Equal {
-                        return Some(false);
-                    }
-                }
-                let ends = [dot(w, e), dot(&add(w, f), e)];
-                let mut before = true;
-                let mut after = true;
-                for s in &ends {
-                    before &= root.sign_of(s)? == Ordering::Less;
-                    after &= root.sign_of(&length.sub(s))? == Ordering::Less;
-                }
-                Some(!before && !after)
-            }
+            Degenerated::EdgeEdge(parallel) => parallel.touching(root),
         }
     }
-}
 
-impl Degenerate {
     /// Every polynomial [`Self::touching`] may ask the sign of: while the primitives stay degenerate, a
     /// contact can only start at t = 0 or at a root of one of them (the contact set is closed, and the
     /// answer is the same between consecutive roots).
     fn polynomials(&self) -> Vec<Poly> {
-        let mut all = Vec::new();
-        let segment = |d: &Vector, dir: &Vector, all: &mut Vec<Poly>| {
-            let length = dot(dir, dir);
-            let along = dot(d, dir);
-            all.extend(d.iter().cloned());
-            all.extend(cross(d, dir));
-            all.push(length.sub(&along));
-            all.push(length);
-            all.push(along);
-        };
         match self {
-            Degenerate::VertexFace { g } => {
-                for (i, j) in [(0, 1), (1, 2), (2, 0)] {
-                    segment(&neg(&g[i]), &sub(&g[j], &g[i]), &mut all);
-                }
-            }
-            Degenerate::EdgeEdge { e, f, w } => {
-                let length = dot(e, e);
-                segment(&neg(w), f, &mut all);
-                all.extend(cross(w, e));
-                for s in [dot(w, e), dot(&add(w, f), e)] {
-                    all.push(length.sub(&s));
-                    all.push(s);
-                }
-                all.push(length);
-            }
-        }
-        all
-    }
-}
-
-/// Whether the point at `d` from a segment's start lies on the segment `dir` (a point itself when `dir`
-/// vanishes), at the root.
-fn point_on_segment(root: &mut Isolated<'_>, d: &Vector, dir: &Vector) -> Option<bool> {
-    let length = dot(dir, dir);
-    if root.sign_of(&length)? == Ordering::Equal {
-        for c in d {
-            if root.sign_of(c)? != Ordering::Equal {
-                return Some(false);
-            }
-        }
-        return Some(true);
-    }
-    for c in cross(d, dir) {
-        if root.sign_of(&c)? != Ordering::Equal {
-            return Some(false);
+            Degenerated::VertexFace(edges) => edges
+                .iter()
+                .flat_map(OnSegment::polynomials)
+                .cloned()
+                .collect(),
+            Degenerated::EdgeEdge(parallel) => parallel.polynomials().cloned().collect(),
         }
     }
-    let along = dot(d, dir);
-    Some(
-        root.sign_of(&along)? != Ordering::Less
-            && root.sign_of(&length.sub(&along))? != Ordering::Less,
-    )
 }
 
 /// Whether the primitives touch at a root: from the signs there of |n|² and of the side polynomials, or,
-/// where |n|² vanishes (and the sides with it), from the primitives themselves (see [`Degenerate`]).
+/// where |n|² vanishes (and the sides with it), from the primitives themselves (see [`Degenerated`]).
 fn verdict(root: &mut Isolated<'_>, shape: &Shape) -> Option<bool> {
-    let Shape {
-        norm,
-        sides,
-        degenerate,
-    } = shape;
-    if root.sign_of(norm)? != Ordering::Greater {
-        return degenerate.touching(root);
+    if root.sign_of(&shape.norm)? != Ordering::Greater {
+        return shape.degenerated().touching(root);
     }
-    for q in sides {
+    for q in &shape.sides {
         if root.sign_of(q)? == Ordering::Less {
             return Some(false);
         }
@@ -767,14 +834,7 @@ pub(crate) fn first_contact(pair: Pair, points: &[[f64; 3]; 8]) -> Exact {
             let norm = sides[0].add(&sides[1]).add(&sides[2]);
             let coplanarity = dot(&c[0], &g[0]).neg();
             let degenerate = Degenerate::VertexFace { g };
-            (
-                coplanarity,
-                Shape {
-                    norm,
-                    sides,
-                    degenerate,
-                },
-            )
+            (coplanarity, Shape::new(norm, sides, degenerate))
         }
         Pair::EdgeEdge => {
             let (a0, a1, b0, b1) = (path(0), path(1), path(2), path(3));
@@ -785,14 +845,7 @@ pub(crate) fn first_contact(pair: Pair, points: &[[f64; 3]; 8]) -> Exact {
             let sides = vec![norm.sub(&u), norm.sub(&v), u, v];
             let coplanarity = dot(&n, &w);
             let degenerate = Degenerate::EdgeEdge { e, f, w };
-            (
-                coplanarity,
-                Shape {
-                    norm,
-                    sides,
-                    degenerate,
-                },
-            )
+            (coplanarity, Shape::new(norm, sides, degenerate))
         }
     };
     let steps = Cell::new(MAX_BISECTIONS);
@@ -803,7 +856,7 @@ pub(crate) fn first_contact(pair: Pair, points: &[[f64; 3]; 8]) -> Exact {
     // vanishes only where they all do; the contact set is closed, so its first instant is one of these).
     // Parallel edges or a collapsed face throughout: the same with the polynomials their own test asks.
     let candidates = if shape.norm.is_zero() {
-        shape.degenerate.polynomials()
+        shape.degenerated().polynomials()
     } else {
         shape.sides.clone()
     };
@@ -841,15 +894,15 @@ mod tests {
     /// Side polynomials with |n|² = 1 throughout (the degenerate case never asked).
     fn positive(sides: Vec<Poly>) -> Shape {
         let zero = || std::array::from_fn(|_| poly(&[]));
-        Shape {
-            norm: poly(&[1]),
+        Shape::new(
+            poly(&[1]),
             sides,
-            degenerate: Degenerate::EdgeEdge {
+            Degenerate::EdgeEdge {
                 e: zero(),
                 f: zero(),
                 w: zero(),
             },
-        }
+        )
     }
 
     /// (t − a/b) for each root, times b: integer coefficients.

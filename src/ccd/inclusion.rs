@@ -602,17 +602,25 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
     let exactly = separation == 0.0;
     let mut budget = if exactly { FIRST_BUDGET } else { MAX_BOXES };
     let mut exact_tried = !exactly;
-    let mut decide_exactly = |budget: &mut usize, p: &[[f64; 3]; 8]| -> AfterSearch {
+    // One search run, then, once the first budget is spent, the exact decision (whose answer is for the whole
+    // step); undecided, the run is repeated with the rest of the budget.
+    let mut search_then_decide = |search: &Search,
+                                  root: Cell,
+                                  slab: bool,
+                                  known: Option<Root>,
+                                  budget: &mut usize|
+     -> Searched {
+        let found = search.run(root, slab, known, budget);
         if *budget > 0 || exact_tried {
-            return AfterSearch::Searched;
+            return Searched::Cell(found);
         }
         exact_tried = true;
         match algebraic::first_contact(pair, points) {
-            Exact::Contact(time) => AfterSearch::Decided(Some(root_at(pair, p, time))),
-            Exact::Apart => AfterSearch::Decided(None),
+            Exact::Contact(time) => Searched::Step(Some(root_at(pair, search.p, time))),
+            Exact::Apart => Searched::Step(None),
             Exact::Undecided => {
                 *budget = MAX_BOXES - FIRST_BUDGET;
-                AfterSearch::SearchAgain
+                Searched::Cell(search.run(root, slab, known, budget))
             }
         }
     };
@@ -680,14 +688,8 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
                         // Search the whole domain instead, as without the filter.
                         let known = known_at_end().then(|| root_at(pair, &p, 1.0));
                         let search = Search::new(pair, &p, scale, separation);
-                        let found = search.run(Cell::ROOT, false, known, &mut budget);
-                        return match decide_exactly(&mut budget, &p) {
-                            AfterSearch::Decided(answer) => answer,
-                            AfterSearch::SearchAgain => {
-                                search.run(Cell::ROOT, false, known, &mut budget)
-                            }
-                            AfterSearch::Searched => found,
-                        };
+                        return search_then_decide(&search, Cell::ROOT, false, known, &mut budget)
+                            .answer();
                     }
                     InPlane::Unknown => {
                         if let Some((u, v)) = touching_in_axis_plane(pair, &p, &span) {
@@ -696,14 +698,16 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
                         }
                         let search =
                             search.get_or_insert_with(|| Search::new(pair, &p, scale, separation));
-                        let mut earlier = search.run(Cell::slab(t0, t1), true, None, &mut budget);
-                        match decide_exactly(&mut budget, &p) {
-                            AfterSearch::Decided(answer) => return answer,
-                            AfterSearch::SearchAgain => {
-                                earlier = search.run(Cell::slab(t0, t1), true, None, &mut budget);
-                            }
-                            AfterSearch::Searched => {}
-                        }
+                        let earlier = match search_then_decide(
+                            search,
+                            Cell::slab(t0, t1),
+                            true,
+                            None,
+                            &mut budget,
+                        ) {
+                            Searched::Step(answer) => return answer,
+                            Searched::Cell(found) => found,
+                        };
                         if earlier.is_some() {
                             return earlier;
                         }
@@ -721,22 +725,24 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
     }
     let (p, scale, separation) = normalize(points, separation);
     let search = Search::new(pair, &p, scale, separation);
-    let found = search.run(Cell::ROOT, false, None, &mut budget);
-    match decide_exactly(&mut budget, &p) {
-        AfterSearch::Decided(answer) => answer,
-        AfterSearch::SearchAgain => search.run(Cell::ROOT, false, None, &mut budget),
-        AfterSearch::Searched => found,
-    }
+    search_then_decide(&search, Cell::ROOT, false, None, &mut budget).answer()
 }
 
-/// What follows a search run with the first budget (see `earliest_root`).
-enum AfterSearch {
-    /// The search's own answer stands (it finished within its budget, or the exact decision was tried).
-    Searched,
-    /// The exact decision answered, for the whole step.
-    Decided(Option<Root>),
-    /// The exact decision was left undecided: the run is repeated with the rest of the budget.
-    SearchAgain,
+/// An answer from a search run (see `earliest_root`).
+enum Searched {
+    /// The search's own, for the cell it ran on.
+    Cell(Option<Root>),
+    /// The exact decision's, for the whole step.
+    Step(Option<Root>),
+}
+
+impl Searched {
+    /// For a run over the whole step, either answer is the query's.
+    fn answer(self) -> Option<Root> {
+        match self {
+            Searched::Cell(a) | Searched::Step(a) => a,
+        }
+    }
 }
 
 /// True only if the two primitives touch, exactly, at the start (`k = 0`) or the end (`k = 4`) of the step.
