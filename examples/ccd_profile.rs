@@ -5,6 +5,7 @@
 //! `-- FILE.csv --repeat N` instead runs the whole file N times and prints only the rate: a steady loop for a
 //! profiler. Instructions per query, which do not depend on the machine's load, are the difference of two
 //! such runs under `valgrind --tool=callgrind` (N = 11 and N = 1) divided by 10 times the file's queries.
+//! `ONLY=3,17,42` keeps just those queries (line numbers among the file's queries, from 0), to profile a few.
 
 #[path = "../tests/common/ccd_data.rs"]
 mod ccd_data;
@@ -24,7 +25,11 @@ fn main() {
         ),
         _ => None,
     };
-    let queries = ccd_data::load(name);
+    let mut queries = ccd_data::load(name);
+    if let Ok(only) = std::env::var("ONLY") {
+        let keep: Vec<usize> = only.split(',').map(|i| i.parse().unwrap()).collect();
+        queries = keep.iter().map(|&i| queries[i]).collect();
+    }
     let test = if name.contains("vertex-face") {
         vertex_face
     } else {

@@ -28,16 +28,20 @@
 //!   of one of the sides (or, parallel or collapsed throughout, of the degenerate test's polynomials), each
 //!   of those candidates decided the same way.
 //!
+//! Every sign is first asked of the polynomial's floating-point image (see `float_image.rs`), which answers
+//! only where its error bound proves the answer; the big integers settle the rest.
+//!
 //! What is left undecided: decisions that would take more than [`MAX_BISECTIONS`] bisections, and
 //! coordinates spanning more than [`MAX_COORDINATE_BITS`]. Big integers make a decision cost tens of
 //! microseconds, so the floating-point filters and search run first and this decides what they would refine
 //! towards the rounding level (contacts at a face's edge or corner, edges meeting at their ends, near-misses
 //! at 1e-17).
 
+use super::float_image::{self, FloatImage};
 use super::inclusion::Pair;
 use num_bigint::BigInt;
 use num_traits::{One, Signed, ToPrimitive, Zero};
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::cmp::Ordering;
 
 /// Bisections (isolating roots, narrowing them) one decision may spend before giving up: the queries of the
@@ -69,9 +73,16 @@ pub(crate) enum Exact {
     Undecided,
 }
 
-/// A polynomial in t with integer coefficients, lowest degree first, without trailing zeros (empty: zero).
-#[derive(Clone, Debug, PartialEq)]
-struct Poly(Vec<BigInt>);
+/// A polynomial in t with integer coefficients, lowest degree first, without trailing zeros (empty: zero);
+/// and its floating-point image, made when a sign is first asked of it.
+#[derive(Clone, Debug)]
+struct Poly(Vec<BigInt>, OnceCell<FloatImage>);
+
+impl PartialEq for Poly {
+    fn eq(&self, o: &Poly) -> bool {
+        self.0 == o.0
+    }
+}
 
 /// The rational `num / 2^exp`, in lowest terms.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,6 +117,11 @@ impl Dyadic {
         self
     }
 
+    /// The value as a double, when that is exact.
+    fn to_f64(&self) -> Option<f64> {
+        float_image::exact_f64(&self.num, self.exp)
+    }
+
     /// The largest double not above the value (which lies in [0, 1]): a lower bound of a time.
     fn floor_f64(&self) -> f64 {
         // Keep the top 53 bits (rounded towards zero, the value being non-negative) so the conversion and
@@ -121,7 +137,7 @@ impl Poly {
         while c.last().is_some_and(Zero::is_zero) {
             c.pop();
         }
-        Poly(c)
+        Poly(c, OnceCell::new())
     }
 
     fn is_zero(&self) -> bool {
@@ -149,7 +165,7 @@ impl Poly {
 
     fn mul(&self, o: &Poly) -> Poly {
         if self.is_zero() || o.is_zero() {
-            return Poly(Vec::new());
+            return Poly(Vec::new(), OnceCell::new());
         }
         let mut c = vec![BigInt::zero(); self.0.len() + o.0.len() - 1];
         for (i, a) in self.0.iter().enumerate() {
@@ -161,7 +177,7 @@ impl Poly {
     }
 
     fn neg(self) -> Poly {
-        Poly(self.0.into_iter().map(|c| -c).collect())
+        Poly(self.0.into_iter().map(|c| -c).collect(), OnceCell::new())
     }
 
     fn derivative(&self) -> Poly {
@@ -188,7 +204,10 @@ impl Poly {
         if shift == 0 {
             return self;
         }
-        Poly(self.0.into_iter().map(|c| c >> shift as usize).collect())
+        Poly(
+            self.0.into_iter().map(|c| c >> shift as usize).collect(),
+            OnceCell::new(),
+        )
     }
 
     /// `P(a / 2^k) · 2^(k·d)` for `x = a / 2^k` and d the degree, evaluated by Horner's rule on integers.
@@ -204,8 +223,16 @@ impl Poly {
         r
     }
 
-    /// Sign of the value at `x`.
+    /// The floating-point image, made on first use.
+    fn image(&self) -> &FloatImage {
+        self.1.get_or_init(|| FloatImage::new(&self.0))
+    }
+
+    /// Sign of the value at `x`: from the floating-point image where it proves it, else in integers.
     fn sign_at(&self, x: &Dyadic) -> Ordering {
+        if let Some(s) = x.to_f64().and_then(|x| self.image().sign_at(x)) {
+            return s;
+        }
         self.scaled_value(x).sign_ordering()
     }
 
@@ -220,8 +247,13 @@ impl Poly {
     }
 
     /// The sign of the value all over [x, x + 2^-w] (within [0, 1]) when the value at x is too far from zero
-    /// for the slope (see [`Self::slope`]) to reach it.
-    fn sign_over(&self, slope: &BigInt, x: &Dyadic, w: u32) -> Option<Ordering> {
+    /// for the slope (see [`Self::slope`], computed into `slope` when the floating-point image cannot tell)
+    /// to reach it.
+    fn sign_over(&self, slope: &mut Option<BigInt>, x: &Dyadic, w: u32) -> Option<Ordering> {
+        if let Some(answer) = x.to_f64().and_then(|x| self.image().sign_over(x, w)) {
+            return answer;
+        }
+        let slope = &*slope.get_or_insert_with(|| self.slope());
         let value = self.scaled_value(x);
         let degree = self.0.len().saturating_sub(1);
         // |value| / 2^(k·d) > slope / 2^w, in integers.
@@ -282,7 +314,7 @@ fn negated_remainder(a: &Poly, b: &Poly) -> Poly {
         steps += 1;
     }
     // r = lead^steps · rem(a, b): negate unless that factor is negative.
-    let r = Poly(r);
+    let r = Poly(r, OnceCell::new());
     let r = if lead.is_negative() && steps % 2 == 1 {
         r
     } else {
@@ -407,12 +439,12 @@ impl<'a> Isolated<'a> {
 
     /// The sign of `q` at the root.
     fn sign_of(&mut self, q: &Poly) -> Option<Ordering> {
-        let slope = q.slope();
+        let mut slope = None;
         loop {
             if self.exact {
                 return Some(q.sign_at(&self.l));
             }
-            if let Some(s) = q.sign_over(&slope, &self.l, self.width_exp()) {
+            if let Some(s) = q.sign_over(&mut slope, &self.l, self.width_exp()) {
                 return Some(s);
             }
             if self.width_exp() >= NARROWING {
