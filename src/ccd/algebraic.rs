@@ -13,7 +13,9 @@
 //!   power they are integers, and so are the coefficients of every polynomial (the scale is positive and
 //!   each polynomial homogeneous in the coordinates: no sign changes).
 //! - D's real roots in [0, 1] are isolated by bisection with Sturm sequences, in time order, between ends
-//!   that are dyadic rationals; a root that is itself a bisection point is divided out exactly.
+//!   that are dyadic rationals; a root that is itself a bisection point is divided out exactly. The Sturm
+//!   and Tarski sequences are subresultant sequences (exact divisions keep their coefficients from doubling
+//!   in size at each member), signs set to those of the signed remainders.
 //! - The sign of a polynomial Q at the one root of D in (l, r) is read off the interval once it is narrow
 //!   enough for Q to keep one sign over it (|Q(l)| beyond the width times a bound of |Q'|, in integers). Where
 //!   that takes an interval narrower than 2^-[`NARROWING`] (Q zero at the root, or nearly so), it is the Tarski query
@@ -293,52 +295,93 @@ impl SignOrdering for BigInt {
     }
 }
 
-/// A positive multiple of `−rem(a, b)` (`b` non-zero): one step of a signed remainder
-/// sequence, computed by pseudo-division so that everything stays integral.
-fn negated_remainder(a: &Poly, b: &Poly) -> Poly {
+/// The pseudo-remainder `lc(b)^(deg a − deg b + 1) · a mod b` (`b` non-zero, deg a >= deg b): exactly that
+/// power, as the subresultant sequence's exact divisions need.
+fn pseudo_remainder(a: &Poly, b: &Poly) -> Poly {
     let mut r = a.0.clone();
     let (lead, db) = (b.0.last().expect("non-zero divisor"), b.0.len() - 1);
-    let mut steps = 0u32;
-    while r.len() > db {
-        let c = r.last().expect("non-empty").clone();
-        let shift = r.len() - 1 - db;
-        for x in r.iter_mut() {
+    for top in (db..r.len()).rev() {
+        let c = std::mem::take(&mut r[top]);
+        for x in &mut r[..top] {
             *x *= lead;
         }
-        for (i, bi) in b.0.iter().enumerate() {
-            r[i + shift] -= &c * bi;
+        if !c.is_zero() {
+            let shift = top - db;
+            for (i, bi) in b.0[..db].iter().enumerate() {
+                r[i + shift] -= &c * bi;
+            }
         }
-        while r.last().is_some_and(Zero::is_zero) {
-            r.pop();
-        }
-        steps += 1;
     }
-    // r = lead^steps · rem(a, b): negate unless that factor is negative.
-    let r = Poly(r, OnceCell::new());
-    let r = if lead.is_negative() && steps % 2 == 1 {
-        r
-    } else {
-        r.neg()
-    };
-    r.without_twos()
+    Poly::new(r)
 }
 
-/// The signed remainder sequence of `a` and `b`, each member scaled by a positive factor (which changes no
-/// sign variation).
-fn remainder_sequence(a: Poly, b: Poly) -> Vec<Poly> {
-    let mut seq = vec![a];
-    if !b.is_zero() {
-        seq.push(b);
+/// A positive multiple of `rem(a, b)` (`b` non-zero): the pseudo-remainder, negated where its power of
+/// lc(b) is negative.
+fn positive_remainder(a: &Poly, b: &Poly) -> Poly {
+    let r = pseudo_remainder(a, b);
+    let steps = a.0.len().saturating_sub(b.0.len() - 1);
+    if b.0.last().is_some_and(Signed::is_negative) && steps % 2 == 1 {
+        r.neg()
+    } else {
+        r
     }
-    while seq.len() >= 2 {
-        let n = seq.len();
-        let r = negated_remainder(&seq[n - 2], &seq[n - 1]);
+}
+
+/// The signed remainder sequence of `a` and `b` (deg b < deg a, or b zero), each member scaled by a positive
+/// factor (which changes no sign variation). Computed as the subresultant sequence (Collins; Brown & Traub):
+/// r_(i+1) = prem(r_(i−1), r_i) / β_i, every division exact, so the coefficients grow linearly along the
+/// sequence instead of doubling at each member; each member's sign is then set so that it is a positive
+/// multiple of the signed remainder's (rem(c·A, B) = c·rem(A, B), so prem(r_(i−1), r_i) / β_i is
+/// −lc(r_i)^(d+1) · a_(i−1) / β_i times the signed remainder, a_(i−1) the factor of r_(i−1)).
+fn remainder_sequence(a: Poly, b: Poly) -> Vec<Poly> {
+    if b.is_zero() {
+        return vec![a];
+    }
+    let degree = |p: &Poly| p.0.len() - 1;
+    let lead = |p: &Poly| p.0.last().expect("non-zero").clone();
+    // The raw subresultant members, and whether each one's factor is negative.
+    let mut raw = vec![a, b];
+    let mut negative = vec![false, false];
+    let mut d_before = degree(&raw[0]) - degree(&raw[1]);
+    // β_1 = (−1)^(d_0 + 1), ψ_1 = −1.
+    let mut beta = if d_before % 2 == 1 {
+        BigInt::one()
+    } else {
+        -BigInt::one()
+    };
+    let mut psi = -BigInt::one();
+    loop {
+        let n = raw.len();
+        let (before, last) = (&raw[n - 2], &raw[n - 1]);
+        let lc = lead(last);
+        let r = Poly::new(
+            pseudo_remainder(before, last)
+                .0
+                .into_iter()
+                .map(|c| {
+                    debug_assert!((&c % &beta).is_zero(), "a subresultant division is exact");
+                    c / &beta
+                })
+                .collect(),
+        );
         if r.is_zero() {
             break;
         }
-        seq.push(r);
+        // sign(a_(i+1)) = −sign(lc(r_i))^(d+1) · sign(a_(i−1)) · sign(β_i).
+        let flips = (lc.is_negative() && d_before % 2 == 0) ^ beta.is_negative();
+        negative.push(!(negative[n - 2] ^ flips));
+        let d = degree(last) - degree(&r);
+        // ψ_(i+1) = (−lc(r_i))^d_(i−1) / ψ_i^(d_(i−1) − 1), β_(i+1) = −lc(r_i) · ψ_(i+1)^d_i.
+        let minus_lc = -lc;
+        psi = num_traits::pow(minus_lc.clone(), d_before) / num_traits::pow(psi, d_before - 1);
+        beta = &minus_lc * num_traits::pow(psi.clone(), d);
+        d_before = d;
+        raw.push(r);
     }
-    seq
+    raw.into_iter()
+        .zip(negative)
+        .map(|(p, negative)| if negative { p.neg() } else { p })
+        .collect()
 }
 
 /// Sign changes along `seq` at `x`, zeros skipped.
@@ -476,7 +519,7 @@ impl<'a> Isolated<'a> {
 fn sign_at_root(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option<Ordering> {
     // SRem(P, P'Q) and SRem(P, rem(P'Q, P)) count the same Cauchy index (P'Q/P and its remainder over P differ
     // by a polynomial, which has no poles): the second skips two members of the sequence.
-    let reduced = negated_remainder(&dp.mul(q), p).neg();
+    let reduced = positive_remainder(&dp.mul(q), p);
     let seq = remainder_sequence(p.clone(), reduced);
     match variations(&seq, l) - variations(&seq, r) {
         1 => Some(Ordering::Greater),
@@ -945,6 +988,119 @@ mod tests {
         roots
             .iter()
             .fold(poly(&[1]), |p, &(a, b)| p.mul(&poly(&[-a, b])))
+    }
+
+    /// The exact sign of `p` at the rational a / b (b > 0): of Σ c_i a^i b^(d−i).
+    fn sign_at_rational(p: &Poly, a: i64, b: i64) -> Ordering {
+        let d = p.0.len().saturating_sub(1);
+        let v: BigInt = p
+            .0
+            .iter()
+            .enumerate()
+            .map(|(i, c)| c * BigInt::from(a).pow(i as u32) * BigInt::from(b).pow((d - i) as u32))
+            .sum();
+        v.sign_ordering()
+    }
+
+    #[test]
+    fn sturm_and_tarski_on_polynomials_with_known_roots() {
+        // Products of rational roots a / b (repeated at times) and of quadratics with no real root, their
+        // coefficients scaled by large factors so that the sequences grow as in the decision: Sturm counts
+        // over dyadic intervals against the known distinct roots, and Tarski signs at each root of random
+        // polynomials, of polynomials sharing that root, and of both times a large factor, against exact
+        // rational evaluation.
+        let mut rng = crate::ccd::tests::Rng(0x5eed_cafe);
+        let mut small = |n: i64| (rng.next_u64() % n as u64) as i64;
+        for _ in 0..400 {
+            let count = 1 + small(4) as usize;
+            let mut roots: Vec<(i64, i64)> = (0..count)
+                .map(|_| {
+                    let b = 1 + small(40);
+                    (small(b + 1), b)
+                })
+                .collect();
+            if small(3) == 0 {
+                roots.push(roots[0]);
+            }
+            let mut p = with_roots(&roots);
+            if small(2) == 0 {
+                // (t − c)² + e and t² + f: no real root.
+                let (c, e, f) = (small(30), 1 + small(1000), 1 + small(50));
+                p = p.mul(&poly(&[c * c + e, -2 * c, 1]).mul(&poly(&[f, 0, 1])));
+            }
+            p = p.mul(&Poly::new(vec![
+                BigInt::from(1 + small(1 << 40)) << (small(200) as usize),
+            ]));
+            let seq = remainder_sequence(p.clone(), p.derivative());
+            let mut distinct: Vec<(i64, i64)> = Vec::new();
+            for &(a, b) in &roots {
+                if !distinct.iter().any(|&(c, e)| a * e == c * b) {
+                    distinct.push((a, b));
+                }
+            }
+            // Intervals (k / 2^10, m / 2^10] whose ends are not roots.
+            for _ in 0..8 {
+                let (k, m) = (small(1025), small(1025));
+                let (k, m) = (k.min(m), k.max(m));
+                let is_root = |x: i64| distinct.iter().any(|&(a, b)| a * 1024 == x * b);
+                if is_root(k) || is_root(m) {
+                    continue;
+                }
+                let (l, r) = (
+                    Dyadic {
+                        num: k.into(),
+                        exp: 10,
+                    },
+                    Dyadic {
+                        num: m.into(),
+                        exp: 10,
+                    },
+                );
+                let inside = distinct
+                    .iter()
+                    .filter(|&&(a, b)| a * 1024 > k * b && a * 1024 <= m * b)
+                    .count() as i64;
+                assert_eq!(
+                    variations(&seq, &l) - variations(&seq, &r),
+                    inside,
+                    "{p:?} on ({k}, {m}]/1024"
+                );
+            }
+            // Tarski signs at each root, isolated by an interval of width 2^-20 or 2^-19 (roots differ by >= 1/1600).
+            let dp = p.derivative();
+            for &(a, b) in &distinct {
+                let (x, exact) = ((a << 20) / b, (a << 20) % b == 0);
+                let (l, r) = if exact { (x - 1, x + 1) } else { (x, x + 1) };
+                let (lo, hi) = (
+                    Dyadic {
+                        num: l.into(),
+                        exp: 20,
+                    },
+                    Dyadic {
+                        num: r.into(),
+                        exp: 20,
+                    },
+                );
+                let mut qs = vec![
+                    Poly::new(
+                        (0..1 + small(5))
+                            .map(|_| BigInt::from(small(2001) - 1000))
+                            .collect(),
+                    ),
+                    poly(&[-a, b]).mul(&poly(&[small(100) - 50, 1 + small(9)])),
+                ];
+                qs.push(qs[0].mul(&Poly::new(vec![
+                    BigInt::from(1 + small(1 << 30)) << 300usize,
+                ])));
+                for q in qs.iter().filter(|q| !q.is_zero()) {
+                    assert_eq!(
+                        sign_at_root(&p, &dp, q, &lo, &hi),
+                        Some(sign_at_rational(q, a, b)),
+                        "{q:?} at the root {a}/{b} of {p:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
