@@ -39,6 +39,7 @@
 //! towards the rounding level (contacts at a face's edge or corner, edges meeting at their ends, near-misses
 //! at 1e-17).
 
+use super::fixed_width::{I512, Poly512};
 use super::float_image::{self, FloatImage};
 use super::inclusion::Pair;
 use num_bigint::BigInt;
@@ -536,23 +537,27 @@ fn sign_at_root(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option
 struct Shape {
     norm: Poly,
     sides: Vec<Poly>,
-    degenerate: Degenerate,
+    /// The pair and its coordinates, which the degenerate test is built from.
+    pair: Pair,
+    x: Coordinates,
     /// The degenerate test's polynomials, built the first time a degenerate instant needs them (rarely).
     tests: std::cell::OnceCell<Degenerated>,
 }
 
 impl Shape {
-    fn new(norm: Poly, sides: Vec<Poly>, degenerate: Degenerate) -> Self {
+    fn new(norm: Poly, sides: Vec<Poly>, pair: Pair, x: Coordinates) -> Self {
         Shape {
             norm,
             sides,
-            degenerate,
+            pair,
+            x,
             tests: std::cell::OnceCell::new(),
         }
     }
 
     fn degenerated(&self) -> &Degenerated {
-        self.tests.get_or_init(|| self.degenerate.tests())
+        self.tests
+            .get_or_init(|| Degenerate::of(self.pair, big_paths(&self.x)).tests())
     }
 }
 
@@ -565,6 +570,26 @@ enum Degenerate {
 }
 
 impl Degenerate {
+    /// From the points' paths.
+    fn of(pair: Pair, path: impl Fn(usize) -> Vector) -> Degenerate {
+        match pair {
+            Pair::VertexFace => {
+                let v = path(0);
+                Degenerate::VertexFace {
+                    g: [1, 2, 3].map(|k| sub(&path(k), &v)),
+                }
+            }
+            Pair::EdgeEdge => {
+                let (a0, b0) = (path(0), path(2));
+                Degenerate::EdgeEdge {
+                    e: sub(&path(1), &a0),
+                    f: sub(&path(3), &b0),
+                    w: sub(&b0, &a0),
+                }
+            }
+        }
+    }
+
     fn tests(&self) -> Degenerated {
         match self {
             // Collinear corners: the face is the segment they span, i.e. the union of its three edges.
@@ -815,9 +840,13 @@ fn first_root_in_contact(p: Poly, shape: &Shape, steps: &Cell<u32>) -> Exact {
     Exact::Apart
 }
 
-/// Every coordinate as an integer: the doubles scaled by the power of two that makes the smallest of them
-/// (its lowest set bit) an integer. `None` when that takes more than [`MAX_COORDINATE_BITS`].
-fn integers(points: &[[f64; 3]; 8]) -> Option<[[BigInt; 3]; 8]> {
+/// The eight points' coordinates as integers `m · 2^s` (see [`scaled_coordinates`]).
+type Coordinates = [[(i64, u32); 3]; 8];
+
+/// Every coordinate as an integer `m · 2^s` (m below 2^53 in magnitude, s >= 0): the doubles scaled by the
+/// power of two that makes the smallest of them (its lowest set bit) an integer, and the number of bits the
+/// largest of them then takes. `None` when that is more than [`MAX_COORDINATE_BITS`].
+fn scaled_coordinates(points: &[[f64; 3]; 8]) -> Option<(Coordinates, i32)> {
     // x = m · 2^e with m an odd integer below 2^53 (or zero).
     let parts = |x: f64| -> (i64, i32) {
         let bits = x.to_bits();
@@ -847,33 +876,77 @@ fn integers(points: &[[f64; 3]; 8]) -> Option<[[BigInt; 3]; 8]> {
     if highest - lowest > MAX_COORDINATE_BITS {
         return None;
     }
-    Some(points.map(|p| {
+    let scaled = points.map(|p| {
         p.map(|x| {
             if x == 0.0 {
-                BigInt::zero()
+                (0, 0)
             } else {
                 let (m, e) = parts(x);
-                BigInt::from(m) << (e - lowest) as usize
+                (m, (e - lowest) as u32)
             }
         })
-    }))
+    });
+    Some((scaled, highest - lowest))
 }
 
-type Vector = [Poly; 3];
+/// Widest coordinate integers whose polynomials are built in 512-bit integers: a product of four
+/// differences of two of them (the side polynomials, degree 4) and the sums of a few dozen such products stay
+/// below 2^500.
+const FIXED_COORDINATE_BITS: i32 = 120;
 
-fn sub(a: &Vector, b: &Vector) -> Vector {
+/// What the polynomials are built with: big-integer polynomials, or fixed-width ones (see `fixed_width.rs`).
+trait Ring: Clone {
+    fn add(&self, o: &Self) -> Self;
+    fn sub(&self, o: &Self) -> Self;
+    fn mul(&self, o: &Self) -> Self;
+    fn neg(self) -> Self;
+}
+
+impl Ring for Poly {
+    fn add(&self, o: &Self) -> Self {
+        Poly::add(self, o)
+    }
+    fn sub(&self, o: &Self) -> Self {
+        Poly::sub(self, o)
+    }
+    fn mul(&self, o: &Self) -> Self {
+        Poly::mul(self, o)
+    }
+    fn neg(self) -> Self {
+        Poly::neg(self)
+    }
+}
+
+impl Ring for Poly512 {
+    fn add(&self, o: &Self) -> Self {
+        Poly512::add(self, o)
+    }
+    fn sub(&self, o: &Self) -> Self {
+        Poly512::sub(self, o)
+    }
+    fn mul(&self, o: &Self) -> Self {
+        Poly512::mul(self, o)
+    }
+    fn neg(self) -> Self {
+        Poly512::neg(self)
+    }
+}
+
+type Vector<P = Poly> = [P; 3];
+
+fn sub<P: Ring>(a: &Vector<P>, b: &Vector<P>) -> Vector<P> {
     [a[0].sub(&b[0]), a[1].sub(&b[1]), a[2].sub(&b[2])]
 }
 
-fn add(a: &Vector, b: &Vector) -> Vector {
+fn add<P: Ring>(a: &Vector<P>, b: &Vector<P>) -> Vector<P> {
     [a[0].add(&b[0]), a[1].add(&b[1]), a[2].add(&b[2])]
 }
 
-fn neg(a: &Vector) -> Vector {
-    a.clone().map(Poly::neg)
+fn neg<P: Ring>(a: &Vector<P>) -> Vector<P> {
+    a.clone().map(P::neg)
 }
 
-fn cross(a: &Vector, b: &Vector) -> Vector {
+fn cross<P: Ring>(a: &Vector<P>, b: &Vector<P>) -> Vector<P> {
     [
         a[1].mul(&b[2]).sub(&a[2].mul(&b[1])),
         a[2].mul(&b[0]).sub(&a[0].mul(&b[2])),
@@ -881,21 +954,20 @@ fn cross(a: &Vector, b: &Vector) -> Vector {
     ]
 }
 
-fn dot(a: &Vector, b: &Vector) -> Poly {
+fn dot<P: Ring>(a: &Vector<P>, b: &Vector<P>) -> P {
     a[0].mul(&b[0]).add(&a[1].mul(&b[1])).add(&a[2].mul(&b[2]))
 }
 
-/// The first contact of the two primitives during the step without a separation, decided exactly (see the
-/// module's documentation). `points` in the CCD benchmark's order; finite.
-pub(crate) fn first_contact(pair: Pair, points: &[[f64; 3]; 8]) -> Exact {
-    let Some(x) = integers(points) else {
-        return Exact::Undecided;
-    };
-    // Point k's path: x_k(0) + t (x_k(1) − x_k(0)).
-    let path = |k: usize| -> Vector {
-        std::array::from_fn(|i| Poly::new(vec![x[k][i].clone(), &x[k + 4][i] - &x[k][i]]))
-    };
-    let (coplanarity, shape) = match pair {
+/// The polynomials a decision is made from: the coplanarity polynomial D, |n|² and the sides.
+struct Built<P = Poly> {
+    coplanarity: P,
+    norm: P,
+    sides: Vec<P>,
+}
+
+/// The polynomials of a pair from its points' paths (`path(k)`: x_k(0) + t (x_k(1) − x_k(0))).
+fn build<P: Ring>(pair: Pair, path: impl Fn(usize) -> Vector<P>) -> Built<P> {
+    match pair {
         Pair::VertexFace => {
             let v = path(0);
             let g = [sub(&path(1), &v), sub(&path(2), &v), sub(&path(3), &v)];
@@ -906,13 +978,15 @@ pub(crate) fn first_contact(pair: Pair, points: &[[f64; 3]; 8]) -> Exact {
             ];
             // n = (f1 − f0) × (f2 − f0) = c0 + c1 + c2, and D = n · (v − f0) = −c0 · g0 (c1 and c2 are
             // orthogonal to g0).
-            let n: Vector = std::array::from_fn(|i| c[0][i].add(&c[1][i]).add(&c[2][i]));
-            let sides: Vec<Poly> = c.iter().map(|ci| dot(ci, &n)).collect();
+            let n: Vector<P> = std::array::from_fn(|i| c[0][i].add(&c[1][i]).add(&c[2][i]));
+            let sides: Vec<P> = c.iter().map(|ci| dot(ci, &n)).collect();
             // |n|² = n · (c0 + c1 + c2), the sum of the sides.
             let norm = sides[0].add(&sides[1]).add(&sides[2]);
-            let coplanarity = dot(&c[0], &g[0]).neg();
-            let degenerate = Degenerate::VertexFace { g };
-            (coplanarity, Shape::new(norm, sides, degenerate))
+            Built {
+                coplanarity: dot(&c[0], &g[0]).neg(),
+                norm,
+                sides,
+            }
         }
         Pair::EdgeEdge => {
             let (a0, a1, b0, b1) = (path(0), path(1), path(2), path(3));
@@ -920,12 +994,63 @@ pub(crate) fn first_contact(pair: Pair, points: &[[f64; 3]; 8]) -> Exact {
             let n = cross(&e, &f);
             let norm = dot(&n, &n);
             let (u, v) = (dot(&cross(&w, &f), &n), dot(&cross(&w, &e), &n));
-            let sides = vec![norm.sub(&u), norm.sub(&v), u, v];
-            let coplanarity = dot(&n, &w);
-            let degenerate = Degenerate::EdgeEdge { e, f, w };
-            (coplanarity, Shape::new(norm, sides, degenerate))
+            Built {
+                sides: vec![norm.sub(&u), norm.sub(&v), u, v],
+                coplanarity: dot(&n, &w),
+                norm,
+            }
         }
+    }
+}
+
+impl Built<Poly512> {
+    /// The same polynomials in big integers; `None` if any overflowed.
+    fn to_big(&self) -> Option<Built> {
+        let poly = |p: &Poly512| p.coefficients().map(Poly::new);
+        Some(Built {
+            coplanarity: poly(&self.coplanarity)?,
+            norm: poly(&self.norm)?,
+            sides: self.sides.iter().map(poly).collect::<Option<_>>()?,
+        })
+    }
+}
+
+/// The points' paths x_k(0) + t (x_k(1) − x_k(0)) in big integers, from the scaled coordinates.
+fn big_paths(x: &Coordinates) -> impl Fn(usize) -> Vector {
+    let x = x.map(|p| p.map(|(m, s)| BigInt::from(m) << s as usize));
+    move |k| std::array::from_fn(|i| Poly::new(vec![x[k][i].clone(), &x[k + 4][i] - &x[k][i]]))
+}
+
+/// The polynomials of a pair from its scaled coordinates (see [`scaled_coordinates`]): in 512-bit integers
+/// when the coordinates are short enough, else (or if that overflowed, which the bound rules out) in big ones.
+fn built(pair: Pair, x: &Coordinates, bits: i32) -> Built {
+    if bits <= FIXED_COORDINATE_BITS {
+        let coordinate = |k: usize, i: usize| I512::scaled(x[k][i].0, x[k][i].1);
+        let fixed = build(pair, |k| {
+            std::array::from_fn(|i| match (coordinate(k, i), coordinate(k + 4, i)) {
+                (Some(a), Some(b)) => Poly512::linear(a, b),
+                _ => Poly512::OVERFLOWED,
+            })
+        });
+        if let Some(built) = fixed.to_big() {
+            return built;
+        }
+    }
+    build(pair, big_paths(x))
+}
+
+/// The first contact of the two primitives during the step without a separation, decided exactly (see the
+/// module's documentation). `points` in the CCD benchmark's order; finite.
+pub(crate) fn first_contact(pair: Pair, points: &[[f64; 3]; 8]) -> Exact {
+    let Some((x, bits)) = scaled_coordinates(points) else {
+        return Exact::Undecided;
     };
+    let Built {
+        coplanarity,
+        norm,
+        sides,
+    } = built(pair, &x, bits);
+    let shape = Shape::new(norm, sides, pair, x);
     let steps = Cell::new(MAX_BISECTIONS);
     if !coplanarity.is_zero() {
         return first_root_in_contact(coplanarity, &shape, &steps);
@@ -971,16 +1096,7 @@ mod tests {
 
     /// Side polynomials with |n|² = 1 throughout (the degenerate case never asked).
     fn positive(sides: Vec<Poly>) -> Shape {
-        let zero = || std::array::from_fn(|_| poly(&[]));
-        Shape::new(
-            poly(&[1]),
-            sides,
-            Degenerate::EdgeEdge {
-                e: zero(),
-                f: zero(),
-                w: zero(),
-            },
-        )
+        Shape::new(poly(&[1]), sides, Pair::EdgeEdge, [[(0, 0); 3]; 8])
     }
 
     /// (t − a/b) for each root, times b: integer coefficients.
@@ -1412,6 +1528,41 @@ mod tests {
 
     /// The benchmark's queries: every decision agrees with the ground truth (computed on the exact rationals
     /// the doubles round), and only a few degenerate ones are left undecided.
+    #[test]
+    fn fixed_width_building_equals_big_integer_building() {
+        // Coordinates mixing magnitudes up to and past the 120-bit limit (1 beside multiples of 2^-66, as in
+        // the cube-cliff files' 1e-17 noise, and 53-bit ones scaled by 2^-70), both pairs: the polynomials
+        // built in 512-bit integers are those built in big integers, and both paths are taken.
+        let mut rng = crate::ccd::tests::Rng(0xb1_17);
+        let mut fixed = 0;
+        for n in 0..4000 {
+            let points: [[f64; 3]; 8] = std::array::from_fn(|_| {
+                std::array::from_fn(|_| match rng.next_u64() % 4 {
+                    0 => rng.coordinate(),
+                    1 => rng.coordinate() * 2f64.powi(-66),
+                    2 if n % 3 == 0 => rng.unit() * 2f64.powi(-70),
+                    2 => 0.0,
+                    _ => 2.0 * rng.unit() - 1.0,
+                })
+            });
+            let pair = if n % 2 == 0 {
+                Pair::VertexFace
+            } else {
+                Pair::EdgeEdge
+            };
+            let (x, bits) = scaled_coordinates(&points).unwrap();
+            fixed += usize::from(bits <= FIXED_COORDINATE_BITS);
+            let (a, b) = (built(pair, &x, bits), built(pair, &x, i32::MAX));
+            assert_eq!(a.coplanarity, b.coplanarity, "{points:?}");
+            assert_eq!(a.norm, b.norm, "{points:?}");
+            assert_eq!(a.sides, b.sides, "{points:?}");
+        }
+        assert!(
+            (1000..3900).contains(&fixed),
+            "{fixed} of 4000 built in fixed width"
+        );
+    }
+
     #[test]
     fn agrees_with_the_shared_ground_truth() {
         let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/ccd");

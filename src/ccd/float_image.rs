@@ -162,13 +162,8 @@ mod tests {
         // Polynomials with roots at or near dyadic points, coefficients of up to 600 bits (as in the
         // decision's Sturm sequences), asked at points on, beside and away from the roots, with numerators
         // short enough for a double and too long for one (the point then rounded).
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::ccd::tests::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next_u64();
         let (mut answered, mut asked, mut inexact) = (0, 0, 0);
         for _ in 0..3000 {
             let degree = 1 + (next() % 6) as usize;

@@ -56,11 +56,12 @@ pub(crate) const MAX_BOXES: usize = 1 << 12;
 
 /// Cells the search examines, without a separation, before the query is decided exactly instead (see
 /// `algebraic.rs`); the rest of [`MAX_BOXES`] is searched only where that decision is left undecided. An
-/// exact decision costs 15 to 250 µs in big integers (median about 20), as much as a few hundred cells, while
-/// the search takes up to 3,000 cells to rule out a near-miss at the rounding level and runs out of cells on
-/// some. On the CCD bench, 2^6 against 2^9: cube-cliff edge-edge 0.11 -> 0.16 M queries/s, vertex-face the
-/// same (0.44-0.45); 2^5 to 2^8 measured between, and below 2^6 the easy queries start paying the decision.
-const FIRST_BUDGET: usize = 1 << 6;
+/// exact decision costs a median of 9-11 µs on the cube-cliff queries (up to 60), as much as 50-100 cells,
+/// while the search takes up to 3,000 cells to rule out a near-miss at the rounding level and runs out of
+/// cells on some. With the decision at that cost, 2^5 against 2^6 (ccd_profile, three alternated rounds):
+/// cube-cliff edge-edge 0.27 -> 0.31 M queries/s, vertex-face 0.74 -> 0.69, the two files together 7 %
+/// faster; 24 and 48 measured too (2^6 was best when the decision cost twice as much).
+const FIRST_BUDGET: usize = 1 << 5;
 
 /// Deepest split chain: each split halves one parameter (measured from its nearer end, so 66 halvings reach
 /// 2^-66 at either end).
