@@ -88,42 +88,51 @@ impl PartialEq for Poly {
     }
 }
 
-/// The rational `num / 2^exp`, in lowest terms.
-#[derive(Clone, Debug, PartialEq)]
+/// The rational `num / 2^exp`, in lowest terms, with its image as a double (made once: every sign asked at
+/// the point starts there).
+#[derive(Clone, Debug)]
 struct Dyadic {
     num: BigInt,
     exp: u32,
+    point: Option<float_image::Point>,
+}
+
+impl PartialEq for Dyadic {
+    fn eq(&self, o: &Dyadic) -> bool {
+        (&self.num, self.exp) == (&o.num, o.exp)
+    }
 }
 
 impl Dyadic {
-    fn integer(n: i64) -> Self {
-        Dyadic {
-            num: BigInt::from(n),
-            exp: 0,
-        }
+    fn new(num: BigInt, exp: u32) -> Self {
+        let point = float_image::Point::of(&num, exp);
+        Dyadic { num, exp, point }
     }
 
-    /// The midpoint of `a` and `b`.
+    fn integer(n: i64) -> Self {
+        Dyadic::new(BigInt::from(n), 0)
+    }
+
+    /// The midpoint of `a` and `b` (points of [0, 1]).
     fn mid(a: &Dyadic, b: &Dyadic) -> Dyadic {
         let e = a.exp.max(b.exp);
+        // Numerators of a few dozen bits, the usual case: in machine integers (each shifted one is at most
+        // 2^e, so the sum stays below 2^62).
+        if e < 61 {
+            if let (Some(x), Some(y)) = (a.num.to_u64(), b.num.to_u64()) {
+                let sum = (x << (e - a.exp)) + (y << (e - b.exp));
+                let zeros = sum.trailing_zeros().min(e + 1);
+                return Dyadic::new(BigInt::from(sum >> zeros), e + 1 - zeros);
+            }
+        }
         let num = (&a.num << (e - a.exp) as usize) + (&b.num << (e - b.exp) as usize);
-        Dyadic { num, exp: e + 1 }.reduced()
-    }
-
-    fn reduced(mut self) -> Self {
-        let shift = self
-            .num
-            .trailing_zeros()
-            .unwrap_or(0)
-            .min(u64::from(self.exp));
-        self.num >>= shift as usize;
-        self.exp -= shift as u32;
-        self
+        let zeros = num.trailing_zeros().unwrap_or(0).min(u64::from(e + 1));
+        Dyadic::new(num >> zeros as usize, e + 1 - zeros as u32)
     }
 
     /// The point as a double, within a bound (see [`float_image::Point`]).
     fn point(&self) -> Option<float_image::Point> {
-        float_image::Point::of(&self.num, self.exp)
+        self.point
     }
 
     /// The largest double not above the value (which lies in [0, 1]): a lower bound of a time.
@@ -341,6 +350,10 @@ fn remainder_sequence(a: Poly, b: Poly) -> Vec<Poly> {
     }
     let degree = |p: &Poly| p.0.len() - 1;
     let lead = |p: &Poly| p.0.last().expect("non-zero").clone();
+    debug_assert!(
+        degree(&b) < degree(&a),
+        "a remainder sequence starts with a falling degree"
+    );
     // The raw subresultant members, and whether each one's factor is negative.
     let mut raw = vec![a, b];
     let mut negative = vec![false, false];
@@ -1163,16 +1176,7 @@ mod tests {
                 if is_root(k) || is_root(m) {
                     continue;
                 }
-                let (l, r) = (
-                    Dyadic {
-                        num: k.into(),
-                        exp: 10,
-                    },
-                    Dyadic {
-                        num: m.into(),
-                        exp: 10,
-                    },
-                );
+                let (l, r) = (Dyadic::new(k.into(), 10), Dyadic::new(m.into(), 10));
                 let inside = distinct
                     .iter()
                     .filter(|&&(a, b)| a * 1024 > k * b && a * 1024 <= m * b)
@@ -1188,16 +1192,7 @@ mod tests {
             for &(a, b) in &distinct {
                 let (x, exact) = ((a << 20) / b, (a << 20) % b == 0);
                 let (l, r) = if exact { (x - 1, x + 1) } else { (x, x + 1) };
-                let (lo, hi) = (
-                    Dyadic {
-                        num: l.into(),
-                        exp: 20,
-                    },
-                    Dyadic {
-                        num: r.into(),
-                        exp: 20,
-                    },
-                );
+                let (lo, hi) = (Dyadic::new(l.into(), 20), Dyadic::new(r.into(), 20));
                 let mut qs = vec![
                     Poly::new(
                         (0..1 + small(5))
@@ -1228,27 +1223,40 @@ mod tests {
         let three_quarters = Dyadic::mid(&half, &one);
         assert_eq!(three_quarters.floor_f64(), 0.75);
         // 1/3 to 80 bits: the double below it, never above.
-        let third = Dyadic {
-            num: (BigInt::one() << 80usize) / 3,
-            exp: 80,
-        };
+        let third = Dyadic::new((BigInt::one() << 80usize) / 3, 80);
         assert!(third.floor_f64() <= 1.0 / 3.0);
         assert!(1.0 / 3.0 - third.floor_f64() < 1e-15);
+        // Midpoints of points of [0, 1] with short and long numerators (machine integers below 2^61, big
+        // ones beyond): exactly the mean, in lowest terms, and the double image of the exact point.
+        let mut rng = crate::ccd::tests::Rng(0xd1_ad1c);
+        for _ in 0..2000 {
+            let mut dyadic = || {
+                let exp = (rng.next_u64() % 90) as u32;
+                let num = BigInt::from(rng.next_u64()) * BigInt::from(rng.next_u64());
+                Dyadic::new(num % ((BigInt::one() << exp as usize) + 1u32), exp)
+            };
+            let (a, b) = (dyadic(), dyadic());
+            let m = Dyadic::mid(&a, &b);
+            let e = a.exp.max(b.exp) + 1;
+            let twice = (&m.num << (e - m.exp) as usize) * 2u32;
+            let sum = (&a.num << (e - a.exp) as usize) + (&b.num << (e - b.exp) as usize);
+            assert_eq!(twice, sum, "{a:?} {b:?} -> {m:?}");
+            assert!(
+                m.exp == 0 || m.num.trailing_zeros() == Some(0),
+                "{m:?} not in lowest terms"
+            );
+            assert_eq!(
+                m.point().map(|p| format!("{p:?}")),
+                float_image::Point::of(&m.num, m.exp).map(|p| format!("{p:?}"))
+            );
+        }
     }
 
     #[test]
     fn signs_at_dyadic_points_are_exact() {
         // (2t − 1)(4t − 1): zero at 1/2 and 1/4, negative between.
         let p = with_roots(&[(1, 2), (1, 4)]);
-        let at = |n: i64, e: u32| {
-            p.sign_at(
-                &Dyadic {
-                    num: n.into(),
-                    exp: e,
-                }
-                .reduced(),
-            )
-        };
+        let at = |n: i64, e: u32| p.sign_at(&Dyadic::new(n.into(), e));
         assert_eq!(at(1, 1), Ordering::Equal);
         assert_eq!(at(1, 2), Ordering::Equal);
         assert_eq!(at(3, 3), Ordering::Less);
@@ -1265,10 +1273,7 @@ mod tests {
     fn sturm_counts_and_tarski_signs() {
         let p = with_roots(&[(1, 3), (1, 3), (2, 3)]);
         let seq = remainder_sequence(p.clone(), p.derivative());
-        let d = |n: i64, e: u32| Dyadic {
-            num: n.into(),
-            exp: e,
-        };
+        let d = |n: i64, e: u32| Dyadic::new(n.into(), e);
         // Distinct roots 1/3 and 2/3.
         assert_eq!(variations(&seq, &d(0, 0)) - variations(&seq, &d(1, 0)), 2);
         assert_eq!(variations(&seq, &d(0, 0)) - variations(&seq, &d(1, 1)), 1);
