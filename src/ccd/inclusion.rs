@@ -56,7 +56,7 @@ pub(crate) const MAX_BOXES: usize = 1 << 12;
 
 /// Cells the search examines, without a separation, before the query is decided exactly instead (see
 /// `algebraic.rs`); the rest of [`MAX_BOXES`] is searched only where that decision is left undecided. An
-/// exact decision costs a median of 6-8 µs on the cube-cliff queries (up to 60), as much as 40-50 cells,
+/// exact decision costs a median of 6-7 µs on the cube-cliff queries (up to 55), as much as 40-50 cells,
 /// while the search takes up to 3,000 cells to rule out a near-miss at the rounding level and runs out of
 /// cells on some. With the decision at that cost, 2^5 against 2^6 (ccd_profile, three alternated rounds):
 /// cube-cliff edge-edge 0.27 -> 0.31 M queries/s, vertex-face 0.74 -> 0.69, the two files together 7 %
