@@ -130,18 +130,11 @@ impl Dyadic {
         Dyadic::new(num >> zeros as usize, e + 1 - zeros as u32)
     }
 
-    /// The point as a double, within a bound (see [`float_image::Point`]).
-    fn point(&self) -> Option<float_image::Point> {
-        self.point
-    }
-
-    /// The largest double not above the value (which lies in [0, 1]): a lower bound of a time.
+    /// The largest double not above the value (which lies in [0, 1]): a lower bound of a time. The cached
+    /// image truncates to 53 bits, so it is that double; without one (exponents beyond 2^-1000, which a
+    /// decision's 400 bisections never reach) 0 is a lower bound all the same.
     fn floor_f64(&self) -> f64 {
-        // Keep the top 53 bits (rounded towards zero, the value being non-negative) so the conversion and
-        // the scaling by a power of two are exact.
-        let excess = self.num.bits().saturating_sub(53);
-        let top = (&self.num >> excess as usize).to_f64().unwrap_or(0.0);
-        top * 2f64.powi(excess as i32 - self.exp as i32)
+        self.point.map_or(0.0, float_image::Point::floor)
     }
 }
 
@@ -166,31 +159,6 @@ impl Poly {
                 .map(|i| f(self.0.get(i).unwrap_or(&zero), o.0.get(i).unwrap_or(&zero)))
                 .collect(),
         )
-    }
-
-    fn add(&self, o: &Poly) -> Poly {
-        self.zip_with(o, |a, b| a + b)
-    }
-
-    fn sub(&self, o: &Poly) -> Poly {
-        self.zip_with(o, |a, b| a - b)
-    }
-
-    fn mul(&self, o: &Poly) -> Poly {
-        if self.is_zero() || o.is_zero() {
-            return Poly(Vec::new(), OnceCell::new());
-        }
-        let mut c = vec![BigInt::zero(); self.0.len() + o.0.len() - 1];
-        for (i, a) in self.0.iter().enumerate() {
-            for (j, b) in o.0.iter().enumerate() {
-                c[i + j] += a * b;
-            }
-        }
-        Poly::new(c)
-    }
-
-    fn neg(self) -> Poly {
-        Poly(self.0.into_iter().map(|c| -c).collect(), OnceCell::new())
     }
 
     fn derivative(&self) -> Poly {
@@ -243,7 +211,7 @@ impl Poly {
 
     /// Sign of the value at `x`: from the floating-point image where it proves it, else in integers.
     fn sign_at(&self, x: &Dyadic) -> Ordering {
-        if let Some(s) = x.point().and_then(|x| self.image().sign_at(x)) {
+        if let Some(s) = x.point.and_then(|x| self.image().sign_at(x)) {
             return s;
         }
         self.scaled_value(x).sign_ordering()
@@ -263,7 +231,7 @@ impl Poly {
     /// for the slope (see [`Self::slope`], computed into `slope` when the floating-point image cannot tell)
     /// to reach it.
     fn sign_over(&self, slope: &mut Option<BigInt>, x: &Dyadic, w: u32) -> Option<Ordering> {
-        if let Some(answer) = x.point().and_then(|x| self.image().sign_over(x, w)) {
+        if let Some(answer) = x.point.and_then(|x| self.image().sign_over(x, w)) {
             return answer;
         }
         let slope = &*slope.get_or_insert_with(|| self.slope());
@@ -555,7 +523,7 @@ struct Shape {
     pair: Pair,
     x: Coordinates,
     /// The degenerate test's polynomials, built the first time a degenerate instant needs them (rarely).
-    tests: std::cell::OnceCell<Degenerated>,
+    tests: OnceCell<Degenerated>,
 }
 
 impl Shape {
@@ -565,7 +533,7 @@ impl Shape {
             sides,
             pair,
             x,
-            tests: std::cell::OnceCell::new(),
+            tests: OnceCell::new(),
         }
     }
 
@@ -909,7 +877,7 @@ fn scaled_coordinates(points: &[[f64; 3]; 8]) -> Option<(Coordinates, i32)> {
 const FIXED_COORDINATE_BITS: i32 = 120;
 
 /// What the polynomials are built with: big-integer polynomials, or fixed-width ones (see `fixed_width.rs`).
-trait Ring: Clone {
+pub(super) trait Ring: Clone {
     fn add(&self, o: &Self) -> Self;
     fn sub(&self, o: &Self) -> Self;
     fn mul(&self, o: &Self) -> Self;
@@ -917,32 +885,29 @@ trait Ring: Clone {
 }
 
 impl Ring for Poly {
-    fn add(&self, o: &Self) -> Self {
-        Poly::add(self, o)
+    fn add(&self, o: &Poly) -> Poly {
+        self.zip_with(o, |a, b| a + b)
     }
-    fn sub(&self, o: &Self) -> Self {
-        Poly::sub(self, o)
-    }
-    fn mul(&self, o: &Self) -> Self {
-        Poly::mul(self, o)
-    }
-    fn neg(self) -> Self {
-        Poly::neg(self)
-    }
-}
 
-impl Ring for Poly512 {
-    fn add(&self, o: &Self) -> Self {
-        Poly512::add(self, o)
+    fn sub(&self, o: &Poly) -> Poly {
+        self.zip_with(o, |a, b| a - b)
     }
-    fn sub(&self, o: &Self) -> Self {
-        Poly512::sub(self, o)
+
+    fn mul(&self, o: &Poly) -> Poly {
+        if self.is_zero() || o.is_zero() {
+            return Poly(Vec::new(), OnceCell::new());
+        }
+        let mut c = vec![BigInt::zero(); self.0.len() + o.0.len() - 1];
+        for (i, a) in self.0.iter().enumerate() {
+            for (j, b) in o.0.iter().enumerate() {
+                c[i + j] += a * b;
+            }
+        }
+        Poly::new(c)
     }
-    fn mul(&self, o: &Self) -> Self {
-        Poly512::mul(self, o)
-    }
-    fn neg(self) -> Self {
-        Poly512::neg(self)
+
+    fn neg(self) -> Poly {
+        Poly(self.0.into_iter().map(|c| -c).collect(), OnceCell::new())
     }
 }
 
@@ -1246,7 +1211,7 @@ mod tests {
                 "{m:?} not in lowest terms"
             );
             assert_eq!(
-                m.point().map(|p| format!("{p:?}")),
+                m.point.map(|p| format!("{p:?}")),
                 float_image::Point::of(&m.num, m.exp).map(|p| format!("{p:?}"))
             );
         }

@@ -7,6 +7,7 @@
 //! An operation whose result does not fit (512 bits, degree 4) marks it overflowed, and so everything
 //! computed from it: the decision then builds again in big integers.
 
+use super::algebraic::Ring;
 use num_bigint::{BigInt, Sign};
 
 /// Limbs of a magnitude: 8 × 64 = 512 bits.
@@ -256,20 +257,22 @@ impl Poly512 {
             }
         }
     }
+}
 
-    pub(super) fn add(&self, o: &Poly512) -> Poly512 {
+impl Ring for Poly512 {
+    fn add(&self, o: &Poly512) -> Poly512 {
         let mut r = *self;
         r.add_assign(o, false);
         r
     }
 
-    pub(super) fn sub(&self, o: &Poly512) -> Poly512 {
+    fn sub(&self, o: &Poly512) -> Poly512 {
         let mut r = *self;
         r.add_assign(o, true);
         r
     }
 
-    pub(super) fn neg(self) -> Poly512 {
+    fn neg(self) -> Poly512 {
         let mut r = self;
         for c in &mut r.c {
             *c = c.neg();
@@ -277,7 +280,7 @@ impl Poly512 {
         r
     }
 
-    pub(super) fn mul(&self, o: &Poly512) -> Poly512 {
+    fn mul(&self, o: &Poly512) -> Poly512 {
         if self.overflowed || o.overflowed || self.len + o.len > TERMS + 1 {
             return Poly512::OVERFLOWED;
         }

@@ -28,7 +28,7 @@ struct Value {
     error: f64,
 }
 
-/// A point of [0, 1] as a double `x`, within `dx` of the dyadic asked (zero when exact).
+/// A point of [0, 1] as a double `x`, never above the dyadic asked and within `dx` of it (zero when exact).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Point {
     x: f64,
@@ -51,6 +51,11 @@ impl Point {
         let top = (num >> excess as usize).to_f64()?;
         let dx = if excess == 0 { 0.0 } else { scale };
         Some(Point { x: top * scale, dx })
+    }
+
+    /// The largest double not above the point (the top 53 bits are truncated, and scaled exactly).
+    pub(super) fn floor(self) -> f64 {
+        self.x
     }
 }
 
