@@ -58,6 +58,11 @@ impl I512 {
         })
     }
 
+    /// `self − o`, when it fits.
+    pub(super) fn minus(mut self, o: &I512) -> Option<I512> {
+        self.add_assign(o, true).then_some(self)
+    }
+
     /// The value as a big integer.
     pub(super) fn to_big(self) -> BigInt {
         let sign = if self.negative {
@@ -83,19 +88,6 @@ impl I512 {
         self.with_sign(negative)
     }
 
-    /// Magnitudes compared.
-    fn cmp_mag(&self, o: &I512) -> std::cmp::Ordering {
-        if self.len != o.len {
-            return self.len.cmp(&o.len);
-        }
-        for i in (0..self.len).rev() {
-            if self.mag[i] != o.mag[i] {
-                return self.mag[i].cmp(&o.mag[i]);
-            }
-        }
-        std::cmp::Ordering::Equal
-    }
-
     fn trim(&mut self) {
         while self.len > 0 && self.mag[self.len - 1] == 0 {
             self.len -= 1;
@@ -107,16 +99,23 @@ impl I512 {
 
     /// `self += b`, or `self −= b` when `subtract`; false (and `self` meaningless) past 512 bits.
     fn add_assign(&mut self, b: &I512, subtract: bool) -> bool {
-        if b.len == 0 {
+        self.add_magnitude(&b.mag[..b.len], b.negative != subtract)
+    }
+
+    /// `self += (−1)^negative · mag` (`mag` without high zero limbs), in place: nothing is copied, since a
+    /// building makes a few hundred of these. False (and `self` meaningless) past 512 bits.
+    fn add_magnitude(&mut self, mag: &[u64], negative: bool) -> bool {
+        if mag.is_empty() {
             return true;
         }
-        let b_negative = b.negative != subtract;
-        if self.len == 0 || self.negative == b_negative {
+        if self.len == 0 || self.negative == negative {
             // Same signs: the magnitudes add.
-            let n = self.len.max(b.len);
+            let n = self.len.max(mag.len());
             let mut carry = 0u64;
             for i in 0..n {
-                let s = u128::from(self.mag[i]) + u128::from(b.mag[i]) + u128::from(carry);
+                let s = u128::from(self.mag[i])
+                    + u128::from(mag.get(i).copied().unwrap_or(0))
+                    + u128::from(carry);
                 self.mag[i] = s as u64;
                 carry = (s >> 64) as u64;
             }
@@ -128,30 +127,41 @@ impl I512 {
                 self.mag[n] = carry;
                 self.len = n + 1;
             }
-            self.negative = b_negative;
+            self.negative = negative;
             return true;
         }
         // Opposite signs: the smaller magnitude is taken from the larger, whose sign the result has.
-        let (big, small, negative) = if self.cmp_mag(b) == std::cmp::Ordering::Less {
-            (*b, *self, b_negative)
-        } else {
-            (*self, *b, self.negative)
-        };
+        let smaller = self.len < mag.len()
+            || (self.len == mag.len()
+                && (0..mag.len())
+                    .rev()
+                    .find(|&i| self.mag[i] != mag[i])
+                    .is_some_and(|i| self.mag[i] < mag[i]));
         let mut borrow = 0u64;
-        for i in 0..big.len {
-            let (d, b1) = big.mag[i].overflowing_sub(small.mag[i]);
-            let (d, b2) = d.overflowing_sub(borrow);
-            self.mag[i] = d;
-            borrow = u64::from(b1 | b2);
+        if smaller {
+            // self = mag − self; limbs of self beyond its length are zero.
+            for (i, &m) in mag.iter().enumerate() {
+                let (d, b1) = m.overflowing_sub(self.mag[i]);
+                let (d, b2) = d.overflowing_sub(borrow);
+                self.mag[i] = d;
+                borrow = u64::from(b1 | b2);
+            }
+            self.len = mag.len();
+            self.negative = negative;
+        } else {
+            for i in 0..self.len {
+                let (d, b1) = self.mag[i].overflowing_sub(mag.get(i).copied().unwrap_or(0));
+                let (d, b2) = d.overflowing_sub(borrow);
+                self.mag[i] = d;
+                borrow = u64::from(b1 | b2);
+            }
         }
-        self.len = big.len;
-        self.negative = negative;
         self.trim();
         true
     }
 
-    /// `self += a · b`; false (and `self` meaningless) past 512 bits.
-    fn add_product(&mut self, a: &I512, b: &I512) -> bool {
+    /// `self += a · b`, or `self −= a · b` when `subtract`; false (and `self` meaningless) past 512 bits.
+    fn add_product(&mut self, a: &I512, b: &I512, subtract: bool) -> bool {
         if a.len == 0 || b.len == 0 {
             return true;
         }
@@ -174,15 +184,11 @@ impl I512 {
         if r[LIMBS] != 0 {
             return false;
         }
-        let mut product = I512 {
-            negative: a.negative != b.negative,
-            len: a.len + b.len,
-            mag: [0; LIMBS],
-        };
-        product.mag.copy_from_slice(&r[..LIMBS]);
-        product.len = product.len.min(LIMBS);
-        product.trim();
-        self.add_assign(&product, false)
+        let mut len = a.len + b.len;
+        while len > 0 && r[len - 1] == 0 {
+            len -= 1;
+        }
+        self.add_magnitude(&r[..len], (a.negative != b.negative) != subtract)
     }
 }
 
@@ -199,6 +205,13 @@ pub(super) struct Poly512 {
 }
 
 impl Poly512 {
+    /// Zero, with no coefficients.
+    const ZERO: Poly512 = Poly512 {
+        c: [I512::ZERO; TERMS],
+        len: 0,
+        overflowed: false,
+    };
+
     /// The result of an operation that did not fit.
     pub(super) const OVERFLOWED: Poly512 = Poly512 {
         c: [I512::ZERO; TERMS],
@@ -281,26 +294,32 @@ impl Ring for Poly512 {
     }
 
     fn mul(&self, o: &Poly512) -> Poly512 {
-        if self.overflowed || o.overflowed || self.len + o.len > TERMS + 1 {
-            return Poly512::OVERFLOWED;
+        let mut r = Poly512::ZERO;
+        r.add_product(self, o, false);
+        r
+    }
+
+    fn zero() -> Poly512 {
+        Poly512::ZERO
+    }
+
+    fn add_product(&mut self, a: &Poly512, b: &Poly512, subtract: bool) {
+        if self.overflowed || a.overflowed || b.overflowed || a.len + b.len > TERMS + 1 {
+            *self = Poly512::OVERFLOWED;
+            return;
         }
-        let mut r = Poly512 {
-            c: [I512::ZERO; TERMS],
-            len: (self.len + o.len).saturating_sub(1),
-            overflowed: false,
-        };
-        if self.len == 0 || o.len == 0 {
-            r.len = 0;
-            return r;
+        if a.len == 0 || b.len == 0 {
+            return;
         }
-        for i in 0..self.len {
-            for j in 0..o.len {
-                if !r.c[i + j].add_product(&self.c[i], &o.c[j]) {
-                    return Poly512::OVERFLOWED;
+        self.len = self.len.max(a.len + b.len - 1);
+        for i in 0..a.len {
+            for j in 0..b.len {
+                if !self.c[i + j].add_product(&a.c[i], &b.c[j], subtract) {
+                    *self = Poly512::OVERFLOWED;
+                    return;
                 }
             }
         }
-        r
     }
 }
 

@@ -57,9 +57,26 @@ impl Point {
     pub(super) fn floor(self) -> f64 {
         self.x
     }
+
+    /// The double the point rounds to (within `dx` below it).
+    pub(super) fn approx(self) -> f64 {
+        self.x + 0.5 * self.dx
+    }
 }
 
 /// 2^e for e in [-1022, 1023], exactly.
+/// `c / 2^shift` truncated towards zero, then rounded to a double (for `|c| < 2^(shift + 64)`), read off
+/// the magnitude's limbs without the shifted copy a big-integer shift would allocate.
+fn top_bits(c: &BigInt, shift: u64) -> f64 {
+    let (limb, bit) = ((shift / 64) as usize, shift % 64);
+    let mut digits = c.magnitude().iter_u64_digits().skip(limb);
+    let low = digits.next().unwrap_or(0);
+    let high = digits.next().unwrap_or(0);
+    let top = ((u128::from(high) << 64 | u128::from(low)) >> bit) as u64;
+    let x = top as f64;
+    if c.is_negative() { -x } else { x }
+}
+
 fn pow2(e: i32) -> f64 {
     f64::from_bits(((1023 + e) as u64) << 52)
 }
@@ -72,10 +89,7 @@ impl FloatImage {
         let shift = bits.saturating_sub(64);
         // A coefficient that did not convert is a NaN, which no comparison below accepts: every question
         // then goes to the integers.
-        let a: Vec<f64> = c
-            .iter()
-            .map(|c| (c >> shift as usize).to_f64().unwrap_or(f64::NAN))
-            .collect();
+        let a: Vec<f64> = c.iter().map(|c| top_bits(c, shift)).collect();
         let slope = a.iter().enumerate().map(|(i, a)| i as f64 * a.abs()).sum();
         FloatImage { a, slope }
     }
@@ -116,6 +130,43 @@ impl FloatImage {
     }
 
     /// The sign at `p`, when the double-precision value proves it; `None`: ask the integers.
+    /// An estimate of the root in [lo, hi] of a polynomial whose image changes sign there: Newton's method
+    /// safeguarded by bisection, in plain floating point. Only a guess, which the caller verifies exactly.
+    pub(super) fn root_guess(&self, mut lo: f64, mut hi: f64) -> f64 {
+        let eval = |x: f64| {
+            let (mut v, mut d) = (0.0f64, 0.0f64);
+            for &a in self.a.iter().rev() {
+                d = d * x + v;
+                v = v * x + a;
+            }
+            (v, d)
+        };
+        let low_sign = eval(lo).0 < 0.0;
+        let mut x = 0.5 * (lo + hi);
+        for _ in 0..64 {
+            let (v, d) = eval(x);
+            if v == 0.0 {
+                return x;
+            }
+            if (v < 0.0) == low_sign {
+                lo = x;
+            } else {
+                hi = x;
+            }
+            let newton = x - v / d;
+            let next = if newton > lo && newton < hi {
+                newton
+            } else {
+                0.5 * (lo + hi)
+            };
+            if next == x || hi <= lo {
+                return x;
+            }
+            x = next;
+        }
+        x
+    }
+
     pub(super) fn sign_at(&self, p: Point) -> Option<Ordering> {
         let v = self.value(p);
         (v.value.abs() > v.error).then(|| sign(v.value))
