@@ -56,12 +56,13 @@ pub(crate) const MAX_BOXES: usize = 1 << 12;
 
 /// Cells the search examines, without a separation, before the query is decided exactly instead (see
 /// `algebraic.rs`); the rest of [`MAX_BOXES`] is searched only where that decision is left undecided. An
-/// exact decision costs a median of 6-7 µs on the cube-cliff queries (up to 55), as much as 40-50 cells,
+/// exact decision costs a median of 5-7 µs on the cube-cliff queries (up to 45), as much as 30-45 cells,
 /// while the search takes up to 3,000 cells to rule out a near-miss at the rounding level and runs out of
-/// cells on some. With the decision at that cost, 2^5 against 2^6 (ccd_profile, three alternated rounds):
-/// cube-cliff edge-edge 0.27 -> 0.31 M queries/s, vertex-face 0.74 -> 0.69, the two files together 7 %
-/// faster; 24 and 48 measured too (2^6 was best when the decision cost twice as much).
-const FIRST_BUDGET: usize = 1 << 5;
+/// cells on some. The best first budget falls as the decision gets cheaper: 2^6 when it cost twice as
+/// much, then 2^5 (cube-cliff edge-edge 0.27 -> 0.31 M queries/s, vertex-face 0.74 -> 0.69), and 24 since
+/// roots are narrowed by guesses (ccd_profile, four alternated rounds: edge-edge 0.36 -> 0.40, vertex-face
+/// 0.82 either way; 20 measured as 24, 12 and 16 slower on vertex-face).
+const FIRST_BUDGET: usize = 24;
 
 /// Deepest split chain: each split halves one parameter (measured from its nearer end, so 66 halvings reach
 /// 2^-66 at either end).

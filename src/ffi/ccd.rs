@@ -44,7 +44,7 @@ unsafe fn primitive(
 /// or the face stands still; a clean crossing, or the vertex touching an edge of the face within a plane
 /// perpendicular to a coordinate axis, by interval bounds on the in-plane tests over the stretch of time where
 /// the four points become coplanar; by Miranda's theorem in the search; or, without a separation, for a query
-/// the floating-point search cannot settle within 32 boxes, by an exact decision in integers at the real
+/// the floating-point search cannot settle within 24 boxes, by an exact decision in integers at the real
 /// roots of the coplanarity cubic (Sturm sequences and Tarski queries, no rounding anywhere). Only where that
 /// decision is left undecided (one that would take more than 400 bisections, as roots closer than about 2^-400
 /// would; coordinates spanning more than 2^256, i.e. 1e-60 beside 1), and with a separation, does the search
