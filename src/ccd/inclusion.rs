@@ -388,7 +388,14 @@ fn normalize(points: &[[f64; 3]; 8], separation: f64) -> ([[f64; 3]; 8], f64, f6
         factor *= 2.0;
         scaled_big *= 2.0;
     }
-    let scaled = points.map(|p| p.map(|x| x * factor));
+    // Plain indexed loops, which unroll: `array::map` here was left out of line (and copied through) in some
+    // builds, and a flattening iterator was not unrolled, each a few % of a whole easy query.
+    let mut scaled = *points;
+    for p in &mut scaled {
+        for x in p {
+            *x *= factor;
+        }
+    }
     (scaled, scaled_big, separation * factor)
 }
 
