@@ -128,6 +128,12 @@ impl Dyadic {
     /// Compares the values.
     fn cmp(&self, o: &Dyadic) -> Ordering {
         let e = self.exp.max(o.exp);
+        // Numerators of a few dozen bits, the usual case: in machine integers (shifted, each below 2^127).
+        if e < 64 {
+            if let (Some(a), Some(b)) = (self.num.to_u64(), o.num.to_u64()) {
+                return (u128::from(a) << (e - self.exp)).cmp(&(u128::from(b) << (e - o.exp)));
+            }
+        }
         (&self.num << (e - self.exp) as usize).cmp(&(&o.num << (e - o.exp) as usize))
     }
 
@@ -1474,6 +1480,12 @@ mod tests {
                 m.point.map(|p| format!("{p:?}")),
                 float_image::Point::of(&m.num, m.exp).map(|p| format!("{p:?}"))
             );
+            // Comparisons (machine integers below 2^64 and 2^-64, big ones beyond) against cross-multiplied
+            // numerators, equal values included.
+            for (x, y) in [(&a, &b), (&b, &a), (&a, &m), (&m, &m)] {
+                let exact = (&x.num << y.exp as usize).cmp(&(&y.num << x.exp as usize));
+                assert_eq!(x.cmp(y), exact, "{x:?} against {y:?}");
+            }
         }
     }
 
