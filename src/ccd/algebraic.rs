@@ -55,9 +55,8 @@ use std::cmp::Ordering;
 
 /// Bisections and guesses (isolating roots, narrowing them) one decision may spend before giving up: the 1,324
 /// queries of the shared files, each decided on its own, take at most 119 (271 with bisections alone); roots
-/// closer together than this allows (about 2^-400) need coefficients of
-/// thousands of bits, and each step costs more the deeper it is. The caller's search still answers
-/// conservatively.
+/// closer together than this allows (about 2^-400) need coefficients of thousands of bits, and each step
+/// costs more the deeper it is. The caller's search still answers conservatively.
 const MAX_BISECTIONS: u32 = 400;
 
 /// Widest coordinate integers decided: the largest magnitude over the smallest coordinate's lowest bit (2^256:
@@ -427,7 +426,7 @@ struct Isolated<'a> {
     exact: bool,
     /// r − l <= 2^-width.
     width: u32,
-    /// Whether floating point has placed the root so far (see [`Self::jump`]).
+    /// Whether a guess may still be tried: false once one failed to bracket the root (see [`Self::jump`]).
     guessing: bool,
     /// `p`'s signs at l and r: different unless the root has an even multiplicity.
     at_l: Ordering,

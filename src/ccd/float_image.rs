@@ -64,7 +64,6 @@ impl Point {
     }
 }
 
-/// 2^e for e in [-1022, 1023], exactly.
 /// `c / 2^shift` truncated towards zero, then rounded to a double (for `|c| < 2^(shift + 64)`), read off
 /// the magnitude's limbs without the shifted copy a big-integer shift would allocate.
 fn top_bits(c: &BigInt, shift: u64) -> f64 {
@@ -77,6 +76,7 @@ fn top_bits(c: &BigInt, shift: u64) -> f64 {
     if c.is_negative() { -x } else { x }
 }
 
+/// 2^e for e in [-1022, 1023], exactly.
 fn pow2(e: i32) -> f64 {
     f64::from_bits(((1023 + e) as u64) << 52)
 }
@@ -87,8 +87,7 @@ impl FloatImage {
         // Keep 64 bits of the largest coefficient: the truncation is then far below the rounding.
         let bits = c.iter().map(BigInt::bits).max().unwrap_or(0);
         let shift = bits.saturating_sub(64);
-        // A coefficient that did not convert is a NaN, which no comparison below accepts: every question
-        // then goes to the integers.
+        // Every coefficient is below 2^(shift + 64), so its top bits fit a u64 and convert.
         let a: Vec<f64> = c.iter().map(|c| top_bits(c, shift)).collect();
         let slope = a.iter().enumerate().map(|(i, a)| i as f64 * a.abs()).sum();
         FloatImage { a, slope }
@@ -129,7 +128,6 @@ impl FloatImage {
         Value { value: v, error }
     }
 
-    /// The sign at `p`, when the double-precision value proves it; `None`: ask the integers.
     /// An estimate of the root in [lo, hi] of a polynomial whose image changes sign there: Newton's method
     /// safeguarded by bisection, in plain floating point. Only a guess, which the caller verifies exactly.
     pub(super) fn root_guess(&self, mut lo: f64, mut hi: f64) -> f64 {
@@ -167,6 +165,7 @@ impl FloatImage {
         x
     }
 
+    /// The sign at `p`, when the double-precision value proves it; `None`: ask the integers.
     pub(super) fn sign_at(&self, p: Point) -> Option<Ordering> {
         let v = self.value(p);
         (v.value.abs() > v.error).then(|| sign(v.value))
