@@ -6,7 +6,7 @@
 //! every case: the filter answers only when the bound proves it right.
 
 use num_bigint::BigInt;
-use num_traits::{Signed, ToPrimitive};
+use num_traits::Signed;
 use std::cmp::Ordering;
 
 /// The unit roundoff of `f64`.
@@ -48,7 +48,8 @@ impl Point {
             return None;
         }
         let scale = pow2(unit as i32);
-        let top = (num >> excess as usize).to_f64()?;
+        // The top bits read off the limbs (exact: below 2^53), without a shifted big-integer copy.
+        let top = top_bits(num, excess);
         let dx = if excess == 0 { 0.0 } else { scale };
         Some(Point { x: top * scale, dx })
     }
