@@ -39,8 +39,8 @@
 //! only where its error bound proves the answer; the big integers settle the rest.
 //!
 //! What is left undecided: decisions that would take more than [`MAX_BISECTIONS`] bisections and guesses,
-//! and coordinates spanning more than [`MAX_COORDINATE_BITS`]. A decision costs microseconds (a median of 5-7
-//! on the cube-cliff queries, up to 45), so the floating-point filters and search run first and this decides what
+//! and coordinates spanning more than [`MAX_COORDINATE_BITS`]. A decision costs microseconds (a median of 5-6
+//! on the cube-cliff queries, up to 35), so the floating-point filters and search run first and this decides what
 //! they would refine towards the rounding level (contacts at a face's edge or corner, edges meeting at their
 //! ends, near-misses at 1e-17). The polynomials are built in 512-bit integers on the stack where the
 //! coordinates allow (see `fixed_width.rs`), in big integers otherwise, and kept in big integers.

@@ -56,7 +56,7 @@ pub(crate) const MAX_BOXES: usize = 1 << 12;
 
 /// Cells the search examines, without a separation, before the query is decided exactly instead (see
 /// `algebraic.rs`); the rest of [`MAX_BOXES`] is searched only where that decision is left undecided. An
-/// exact decision costs a median of 5-7 µs on the cube-cliff queries (up to 45), as much as 30-45 cells,
+/// exact decision costs a median of 5-6 µs on the cube-cliff queries (up to 35), as much as 30-45 cells,
 /// while the search takes up to 3,000 cells to rule out a near-miss at the rounding level and runs out of
 /// cells on some. The best first budget falls as the decision gets cheaper: 2^6 when it cost twice as
 /// much, then 2^5 (cube-cliff edge-edge 0.27 -> 0.31 M queries/s, vertex-face 0.74 -> 0.69), and 24 since
