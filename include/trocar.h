@@ -571,11 +571,11 @@ size_t trocar_last_error_message(char *buf,
  * the four points become coplanar; by Miranda's theorem in the search; or, without a separation, for a query
  * the floating-point search cannot settle within 24 boxes, by an exact decision in integers at the real
  * roots of the coplanarity cubic (Sturm sequences and Tarski queries, no rounding anywhere). Only where that
- * decision is left undecided (one that would take more than 400 bisections, as roots closer than about 2^-400
- * would; coordinates spanning more than 2^256, i.e. 1e-60 beside 1), and with a separation, does the search
- * go on, and may then also report a contact within about 2^-62 times the largest coordinate of one, or
- * undecided after 4,096 boxes (with a separation: the largest coordinate difference within
- * 1.001·min_separation).
+ * decision is left undecided (one that would take more than 400 bisections and guesses, as roots closer
+ * than about 2^-400 would; coordinates spanning more than 2^256, i.e. 1e-60 beside 1), and with a
+ * separation, does the search go on, and may then also report a contact within about 2^-62 times the
+ * largest coordinate of one, or undecided after 4,096 boxes (with a separation: the largest coordinate
+ * difference within 1.001·min_separation).
  *
  * Time tolerance (min_separation 0): the time reported is the start of a stretch of 2^-20 (about 1e-6) of the
  * step that holds the proven contact (of two such stretches for one at or near their border), or in which the

@@ -143,9 +143,7 @@ impl Dyadic {
         // 2^e, so the sum stays below 2^62).
         if e < 61 {
             if let (Some(x), Some(y)) = (a.num.to_u64(), b.num.to_u64()) {
-                let sum = (x << (e - a.exp)) + (y << (e - b.exp));
-                let zeros = sum.trailing_zeros().min(e + 1);
-                return Dyadic::new(BigInt::from(sum >> zeros), e + 1 - zeros);
+                return Dyadic::reduced((x << (e - a.exp)) + (y << (e - b.exp)), e + 1);
             }
         }
         let num = (&a.num << (e - a.exp) as usize) + (&b.num << (e - b.exp) as usize);
@@ -182,6 +180,19 @@ impl Poly {
                 .map(|i| f(self.0.get(i).unwrap_or(&zero), o.0.get(i).unwrap_or(&zero)))
                 .collect(),
         )
+    }
+
+    fn mul(&self, o: &Poly) -> Poly {
+        if self.is_zero() || o.is_zero() {
+            return Poly(Vec::new(), OnceCell::new());
+        }
+        let mut c = vec![BigInt::zero(); self.0.len() + o.0.len() - 1];
+        for (i, a) in self.0.iter().enumerate() {
+            for (j, b) in o.0.iter().enumerate() {
+                c[i + j] += a * b;
+            }
+        }
+        Poly::new(c)
     }
 
     fn derivative(&self) -> Poly {
@@ -527,54 +538,46 @@ impl<'a> Isolated<'a> {
         if !inside(&c, self) {
             return false;
         }
-        let mut bracketed = false;
-        let s = self.p.sign_at(&c);
-        if s == Ordering::Equal {
-            self.l = c;
-            self.exact = true;
+        let Some(right) = self.place(c) else {
             return true;
-        }
-        let right = s == self.at_l;
-        if right {
-            (self.l, self.at_l) = (c, s);
-        } else {
-            (self.r, self.at_r) = (c, s);
-        }
+        };
+        // c's neighbour on the root's side.
         let n = if right {
             Dyadic::reduced(m.saturating_add(1), bits)
         } else {
             Dyadic::reduced(m.saturating_sub(1), bits)
         };
-        if inside(&n, self) {
-            let s = self.p.sign_at(&n);
-            if s == Ordering::Equal {
-                self.l = n;
-                self.exact = true;
-                return true;
-            }
-            if (s == self.at_l) == right {
-                // Beyond the neighbour too: narrowed to the side of it that holds the root.
-                if right {
-                    (self.l, self.at_l) = (n, s);
-                } else {
-                    (self.r, self.at_r) = (n, s);
-                }
-            } else {
-                // Between c and its neighbour.
-                if right {
-                    (self.r, self.at_r) = (n, s);
-                } else {
-                    (self.l, self.at_l) = (n, s);
-                }
-                self.width = self.width.max(bits);
-                bracketed = true;
-            }
+        if !inside(&n, self) {
+            return false;
         }
-        if bracketed {
-            // Good for the next, narrower target.
-            self.guessing = true;
+        let Some(beyond) = self.place(n).map(|r| r == right) else {
+            return true;
+        };
+        if beyond {
+            return false;
         }
-        bracketed
+        // Between c and its neighbour: good for the next, narrower target too.
+        self.width = self.width.max(bits);
+        self.guessing = true;
+        true
+    }
+
+    /// Narrows the interval to the side of `x` (strictly inside it) that holds the root, from p's exact sign
+    /// at `x`: `Some(true)` when the root is right of `x` (now the left end), `Some(false)` when left of it,
+    /// `None` when `x` is the root itself.
+    fn place(&mut self, x: Dyadic) -> Option<bool> {
+        let s = self.p.sign_at(&x);
+        if s == Ordering::Equal {
+            self.l = x;
+            self.exact = true;
+            None
+        } else if s == self.at_l {
+            (self.l, self.at_l) = (x, s);
+            Some(true)
+        } else {
+            (self.r, self.at_r) = (x, s);
+            Some(false)
+        }
     }
 
     /// The sign of `q` at the root.
@@ -657,7 +660,7 @@ impl Shape {
 
     fn degenerated(&self) -> &Degenerated {
         self.tests
-            .get_or_init(|| Degenerate::of(self.pair, big_paths(&self.x)).tests())
+            .get_or_init(|| Degenerate::of(self.pair, big_differences(&self.x)).tests())
     }
 }
 
@@ -670,23 +673,17 @@ enum Degenerate {
 }
 
 impl Degenerate {
-    /// From the points' paths.
-    fn of(pair: Pair, path: impl Fn(usize) -> Vector) -> Degenerate {
+    /// From the differences of the points' paths (see [`build`], which starts from the same ones).
+    fn of(pair: Pair, diff: impl Fn(usize, usize) -> Vector) -> Degenerate {
         match pair {
-            Pair::VertexFace => {
-                let v = path(0);
-                Degenerate::VertexFace {
-                    g: [1, 2, 3].map(|k| sub(&path(k), &v)),
-                }
-            }
-            Pair::EdgeEdge => {
-                let (a0, b0) = (path(0), path(2));
-                Degenerate::EdgeEdge {
-                    e: sub(&path(1), &a0),
-                    f: sub(&path(3), &b0),
-                    w: sub(&b0, &a0),
-                }
-            }
+            Pair::VertexFace => Degenerate::VertexFace {
+                g: [diff(1, 0), diff(2, 0), diff(3, 0)],
+            },
+            Pair::EdgeEdge => Degenerate::EdgeEdge {
+                e: diff(1, 0),
+                f: diff(3, 2),
+                w: diff(2, 0),
+            },
         }
     }
 
@@ -998,7 +995,6 @@ const FIXED_COORDINATE_BITS: i32 = 120;
 pub(super) trait Ring: Clone {
     fn add(&self, o: &Self) -> Self;
     fn sub(&self, o: &Self) -> Self;
-    fn mul(&self, o: &Self) -> Self;
     fn neg(self) -> Self;
     /// The polynomial 0.
     fn zero() -> Self;
@@ -1014,19 +1010,6 @@ impl Ring for Poly {
 
     fn sub(&self, o: &Poly) -> Poly {
         self.zip_with(o, |a, b| a - b)
-    }
-
-    fn mul(&self, o: &Poly) -> Poly {
-        if self.is_zero() || o.is_zero() {
-            return Poly(Vec::new(), OnceCell::new());
-        }
-        let mut c = vec![BigInt::zero(); self.0.len() + o.0.len() - 1];
-        for (i, a) in self.0.iter().enumerate() {
-            for (j, b) in o.0.iter().enumerate() {
-                c[i + j] += a * b;
-            }
-        }
-        Poly::new(c)
     }
 
     fn neg(self) -> Poly {
@@ -1135,10 +1118,14 @@ impl Built<Poly512> {
     }
 }
 
-/// The points' paths x_k(0) + t (x_k(1) − x_k(0)) in big integers, from the scaled coordinates.
-fn big_paths(x: &Coordinates) -> impl Fn(usize) -> Vector {
+/// The differences x_k(t) − x_j(t) of the points' paths x_k(0) + t (x_k(1) − x_k(0)) in big integers, from
+/// the scaled coordinates.
+fn big_differences(x: &Coordinates) -> impl Fn(usize, usize) -> Vector {
     let x = x.map(|p| p.map(|(m, s)| BigInt::from(m) << s as usize));
-    move |k| std::array::from_fn(|i| Poly::new(vec![x[k][i].clone(), &x[k + 4][i] - &x[k][i]]))
+    let path = move |k: usize| -> Vector {
+        std::array::from_fn(|i| Poly::new(vec![x[k][i].clone(), &x[k + 4][i] - &x[k][i]]))
+    };
+    move |k, j| sub(&path(k), &path(j))
 }
 
 /// The polynomials of a pair in 512-bit integers (overflowed where they do not fit).
@@ -1162,8 +1149,7 @@ fn built(pair: Pair, x: &Coordinates, bits: i32) -> Built {
             return built;
         }
     }
-    let path = big_paths(x);
-    build(pair, |k, j| sub(&path(k), &path(j)))
+    build(pair, big_differences(x))
 }
 
 /// The first contact of the two primitives during the step without a separation, decided exactly (see the
@@ -1780,8 +1766,6 @@ mod tests {
         }
     }
 
-    /// The benchmark's queries: every decision agrees with the ground truth (computed on the exact rationals
-    /// the doubles round), and only a few degenerate ones are left undecided.
     #[test]
     fn fixed_width_building_equals_big_integer_building() {
         // Coordinates mixing magnitudes up to and past the 120-bit limit (1 beside multiples of 2^-66, as in
@@ -1817,6 +1801,8 @@ mod tests {
         );
     }
 
+    /// The benchmark's queries: every decision agrees with the ground truth (computed on the exact rationals
+    /// the doubles round), and only a few degenerate ones are left undecided.
     #[test]
     fn agrees_with_the_shared_ground_truth() {
         let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/ccd");

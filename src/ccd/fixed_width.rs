@@ -222,9 +222,8 @@ impl Poly512 {
     /// The path `a + t (b − a)`.
     pub(super) fn linear(a: I512, b: I512) -> Poly512 {
         let mut p = Poly512 {
-            c: [I512::ZERO; TERMS],
             len: 2,
-            overflowed: false,
+            ..Poly512::ZERO
         };
         p.c[0] = a;
         p.c[1] = b;
@@ -241,14 +240,21 @@ impl Poly512 {
             return None;
         }
         let mut p = Poly512 {
-            c: [I512::ZERO; TERMS],
             len: c.len(),
-            overflowed: false,
+            ..Poly512::ZERO
         };
         for (x, c) in p.c.iter_mut().zip(c) {
             *x = I512::from_big(c)?;
         }
         Some(p)
+    }
+
+    /// The product, made the way building makes it (by multiply-adds onto zero).
+    #[cfg(test)]
+    fn mul(&self, o: &Poly512) -> Poly512 {
+        let mut r = Poly512::ZERO;
+        r.add_product(self, o, false);
+        r
     }
 
     /// The coefficients as big integers (trailing zeros included), `None` when overflowed.
@@ -290,12 +296,6 @@ impl Ring for Poly512 {
         for c in &mut r.c {
             *c = c.neg();
         }
-        r
-    }
-
-    fn mul(&self, o: &Poly512) -> Poly512 {
-        let mut r = Poly512::ZERO;
-        r.add_product(self, o, false);
         r
     }
 

@@ -59,7 +59,7 @@ impl Point {
         self.x
     }
 
-    /// The double the point rounds to (within `dx` below it).
+    /// The middle of the stretch [x, x + dx] holding the point (a starting guess, nothing proven).
     pub(super) fn approx(self) -> f64 {
         self.x + 0.5 * self.dx
     }
