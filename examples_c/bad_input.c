@@ -930,6 +930,51 @@ static void ccd_cases(void) {
     EXPECT(trocar_ccd_edge_edge(pts, 0.0, &toi, &hit), TROCAR_ERROR_INVALID_ARGUMENT, "ccd_edge_edge: Inf point");
     check(toi == -7.0 && hit == 7, "ccd: refused calls wrote their out-parameters");
 
+    /* Finite but extreme or degenerate coordinates are not bad input: every call answers, a contact within
+       the step. Magnitudes from subnormals to 1e300 (spans past what the exact decision takes, which go back
+       to the search), 1e-17 beside 1, and points made to coincide. */
+    {
+        static const double pool[] = {0.0, 1.0, -1.0, 0.5, 1e-17, -1e-17, 0x1p-60, 1e300, -1e300, 5e-324,
+                                      2.2250738585072014e-308, 1e-300, 1.0000000000000002, 0.1, 3.0};
+        uint64_t state = 0x9e3779b97f4a7c15u;
+        unsigned q, k, answered = 0, contacts = 0;
+        for (q = 0; q < 4000; q++) {
+            double x[24];
+            for (k = 0; k < 24; k++) {
+                state = state * 6364136223846793005u + 1442695040888963407u;
+                x[k] = pool[(state >> 33) % (sizeof pool / sizeof pool[0])];
+            }
+            if (q % 3 == 0) {
+                state = state * 6364136223846793005u + 1442695040888963407u;
+                memcpy(&x[3 * ((state >> 33) % 8)], &x[3 * ((state >> 40) % 8)], 3 * sizeof(double));
+            }
+            toi = -7.0;
+            hit = 7;
+            if ((q % 2 ? trocar_ccd_edge_edge(x, 0.0, &toi, &hit) : trocar_ccd_vertex_face(x, 0.0, &toi, &hit)) ==
+                    TROCAR_OK &&
+                (hit == 0 || (hit == 1 && toi >= 0.0 && toi <= 1.0)))
+                answered++;
+            contacts += hit == 1;
+        }
+        check(answered == 4000, "ccd: %u of 4000 extreme queries answered with a contact in the step", answered);
+        printf("ok    ccd: 4000 extreme queries answered (%u contacts)\n", contacts);
+    }
+    /* Edge A's end reaches edge B's end exactly at t = 1/3 (a root no bisection point hits), and the same
+       motion 2^-50 short of it: a contact no later than 1/3, then none. */
+    {
+        const double d = 0x1p-50;
+        double touch[24] = {1, 1, 0, 1.5, 1, 0, 0, 0, 0, 0, 0, 1, -2, -2, 0, -1.5, -2, 0, 0, 0, 0, 0, 0, 1};
+        EXPECT(trocar_ccd_edge_edge(touch, 0.0, &toi, &hit), TROCAR_OK, "ccd_edge_edge: ends meeting at t = 1/3");
+        check(hit == 1 && toi <= 1.0 / 3.0 && toi > 1.0 / 3.0 - 1e-6, "ccd_edge_edge: ends meeting: hit %u at %.17g",
+              hit, toi);
+        touch[0] += d;
+        touch[3] += d;
+        touch[12] += d;
+        touch[15] += d;
+        EXPECT(trocar_ccd_edge_edge(touch, 0.0, &toi, &hit), TROCAR_OK, "ccd_edge_edge: ends 2^-50 apart");
+        check(hit == 0, "ccd_edge_edge: ends passing 2^-50 apart reported a contact at %.17g", toi);
+    }
+
     EXPECT(trocar_ccd_results_create(NULL, &cres), TROCAR_ERROR_NULL_POINTER, "ccd_results_create: NULL context");
     EXPECT(trocar_ccd_results_create(g_ctx, NULL), TROCAR_ERROR_NULL_POINTER, "ccd_results_create: NULL out");
     EXPECT(trocar_ccd_results_create(g_ctx, &cres), TROCAR_OK, "ccd_results_create");
