@@ -614,15 +614,32 @@ impl<'a> Isolated<'a> {
 
 /// Sign of `q` at the one root of `p` in the open interval (l, r) whose ends are not roots of `p`.
 fn sign_at_root(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option<Ordering> {
-    // SRem(P, P'Q) and SRem(P, rem(P'Q, P)) count the same Cauchy index (P'Q/P and its remainder over P differ
-    // by a polynomial, which has no poles): the second skips two members of the sequence.
-    // Q reduced modulo P first (a positive multiple of rem(Q, P), so the product's remainder is a positive
-    // multiple of rem(P'Q, P)): a product of lower degree, fewer pseudo-division steps.
+    // Q reduced modulo P first (a positive multiple of rem(Q, P), whose sign at P's root is Q's).
     let q = if q.0.len() >= p.0.len() {
         &positive_remainder(q, p)
     } else {
         q
     };
+    // Of degree 0 or 1, the sign is read off without a sequence: every query on a quadratic P is one of these.
+    match q.0.as_slice() {
+        [] => return Some(Ordering::Equal),
+        [c] => return Some(c.sign_ordering()),
+        [a, b] => {
+            if let Some(s) = linear_sign_at_root(p, a, b, l, r) {
+                return Some(s);
+            }
+        }
+        _ => {}
+    }
+    tarski_sign(p, dp, q, l, r)
+}
+
+/// Sign of `q` (of lower degree than `p`) at the one root of `p` in (l, r), by the Tarski query: the Cauchy
+/// index of P'Q/P over (l, r), counted by the signed remainder sequence.
+fn tarski_sign(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option<Ordering> {
+    // SRem(P, P'Q) and SRem(P, rem(P'Q, P)) count the same Cauchy index (P'Q/P and its remainder over P differ
+    // by a polynomial, which has no poles): the second skips two members of the sequence. Q already of lower
+    // degree than P keeps the product's degree, and the pseudo-division's steps, low.
     let reduced = positive_remainder(&dp.mul(q), p);
     let seq = remainder_sequence(p.clone(), reduced);
     match variations(&seq, l) - variations(&seq, r) {
@@ -632,6 +649,54 @@ fn sign_at_root(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option
         // Not one root in (l, r): cannot happen for an isolating interval; left to the caller.
         _ => None,
     }
+}
+
+/// Sign of `a + b t` (b non-zero) at the one root of `p` in the open interval (l, r) whose ends are not roots
+/// of `p`: from where its own root −a/b lies and, when that is inside (l, r), from p's exact sign there (p
+/// changes sign at its root, so that sign says on which side of −a/b the root is). `None` when p keeps its
+/// sign across the root (an even multiplicity): the Tarski query counts then.
+fn linear_sign_at_root(
+    p: &Poly,
+    a: &BigInt,
+    b: &BigInt,
+    l: &Dyadic,
+    r: &Dyadic,
+) -> Option<Ordering> {
+    let (at_l, at_r) = (p.sign_at(l), p.sign_at(r));
+    if at_l == at_r || at_l == Ordering::Equal || at_r == Ordering::Equal {
+        return None;
+    }
+    // Oriented so that b > 0: the line increases, its sign at x is that of x − (−a/b).
+    let (a, b, flip) = if b.is_negative() {
+        (-a, -b, true)
+    } else {
+        (a.clone(), b.clone(), false)
+    };
+    // Sign of (a + b x) · 2^e at x = n / 2^e.
+    let line_at = |x: &Dyadic| ((&a << x.exp as usize) + &b * &x.num).sign_ordering();
+    let s = if line_at(l) != Ordering::Less {
+        // −a/b at or before l, so before p's root.
+        Ordering::Greater
+    } else if line_at(r) != Ordering::Greater {
+        Ordering::Less
+    } else {
+        // −a/b inside (l, r): p(−a/b) · b^d by Horner's rule on integers (b > 0 keeps the sign).
+        let minus_a = -&a;
+        let mut value = p.0.last().expect("p has a root").clone();
+        let mut power = BigInt::one();
+        for c in p.0.iter().rev().skip(1) {
+            power *= &b;
+            value = value * &minus_a + c * &power;
+        }
+        match value.sign_ordering() {
+            // −a/b is p's root.
+            Ordering::Equal => Ordering::Equal,
+            // p has its left-of-root sign at −a/b: the root is right of −a/b, where the line is positive.
+            s if s == at_l => Ordering::Greater,
+            _ => Ordering::Less,
+        }
+    };
+    Some(if flip { s.reverse() } else { s })
 }
 
 /// What decides a contact at an instant when the four points are coplanar: |n|² (n the face's normal, or
@@ -1316,6 +1381,75 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn linear_signs_at_roots_equal_exact_values_and_tarski_queries() {
+        // The shortcut for a line Q against the full Tarski query and exact rational evaluation, at each root
+        // of polynomials with known rational roots (some double), isolated by an interval of width 2^-20 or
+        // 2^-19: lines through the root, 2^-60/b beside it either way (inside the interval: p's sign at the
+        // line's root decides), through either end of the interval, with either orientation, and anywhere.
+        // At a double root p keeps its sign, and the shortcut must leave the question to the Tarski query.
+        let mut rng = crate::ccd::tests::Rng(0x11ae_a125);
+        let mut small = |n: i64| (rng.next_u64() % n as u64) as i64;
+        let mut seen = std::collections::HashMap::new();
+        for _ in 0..300 {
+            let count = 1 + small(3) as usize;
+            let mut roots: Vec<(i64, i64)> = (0..count)
+                .map(|_| {
+                    let b = 1 + small(40);
+                    (small(b + 1), b)
+                })
+                .collect();
+            if small(4) == 0 {
+                roots.push(roots[0]);
+            }
+            let mut p = with_roots(&roots).mul(&Poly::new(vec![
+                BigInt::from(1 + small(1 << 40)) << (small(100) as usize),
+            ]));
+            if small(2) == 0 {
+                p = p.neg();
+            }
+            let dp = p.derivative();
+            let multiplicity =
+                |a: i64, b: i64| roots.iter().filter(|&&(c, e)| a * e == c * b).count();
+            for &(a, b) in &roots {
+                let (x, exact) = ((a << 20) / b, (a << 20) % b == 0);
+                let (l, r) = if exact { (x - 1, x + 1) } else { (x, x + 1) };
+                let (lo, hi) = (Dyadic::new(l.into(), 20), Dyadic::new(r.into(), 20));
+                let (k, big) = (BigInt::from(1 + small(1000)), BigInt::one() << 60usize);
+                let sign = BigInt::from(if small(2) == 0 { 1 } else { -1 });
+                let lines: [(BigInt, BigInt); 6] = [
+                    (-&k * a, &k * b),
+                    (-(&big * a + 1u32), &big * b),
+                    (-(&big * a - 1u32), &big * b),
+                    (BigInt::from(-l), BigInt::from(1 << 20)),
+                    (BigInt::from(r), BigInt::from(-(1 << 20))),
+                    (
+                        BigInt::from(small(2001) - 1000),
+                        BigInt::from(1 + small(1000)),
+                    ),
+                ];
+                for (c0, c1) in lines {
+                    let (c0, c1) = (c0 * &sign, c1 * &sign);
+                    let q = Poly::new(vec![c0.clone(), c1.clone()]);
+                    let want = sign_at_rational(&q, a, b);
+                    let got = linear_sign_at_root(&p, &c0, &c1, &lo, &hi);
+                    if multiplicity(a, b) % 2 == 0 {
+                        assert_eq!(got, None, "{q:?} at the double root {a}/{b} of {p:?}");
+                    } else {
+                        assert_eq!(got, Some(want), "{q:?} at the root {a}/{b} of {p:?}");
+                        *seen.entry(want).or_insert(0) += 1;
+                    }
+                    assert_eq!(tarski_sign(&p, &dp, &q, &lo, &hi), Some(want));
+                    assert_eq!(sign_at_root(&p, &dp, &q, &lo, &hi), Some(want));
+                }
+            }
+        }
+        // Every answer was given by the shortcut many times.
+        for s in [Ordering::Less, Ordering::Equal, Ordering::Greater] {
+            assert!(seen.get(&s).copied().unwrap_or(0) > 100, "{seen:?}");
         }
     }
 
