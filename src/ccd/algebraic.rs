@@ -634,12 +634,12 @@ fn sign_at_root(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option
     tarski_sign(p, dp, q, l, r)
 }
 
-/// Sign of `q` (of lower degree than `p`) at the one root of `p` in (l, r), by the Tarski query: the Cauchy
-/// index of P'Q/P over (l, r), counted by the signed remainder sequence.
+/// Sign of `q` at the one root of `p` in (l, r), by the Tarski query: the Cauchy index of P'Q/P over (l, r),
+/// counted by the signed remainder sequence.
 fn tarski_sign(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option<Ordering> {
     // SRem(P, P'Q) and SRem(P, rem(P'Q, P)) count the same Cauchy index (P'Q/P and its remainder over P differ
-    // by a polynomial, which has no poles): the second skips two members of the sequence. Q already of lower
-    // degree than P keeps the product's degree, and the pseudo-division's steps, low.
+    // by a polynomial, which has no poles): the second skips two members of the sequence. A Q already reduced
+    // modulo P (see `sign_at_root`) keeps the product's degree, and the pseudo-division's steps, low.
     let reduced = positive_remainder(&dp.mul(q), p);
     let seq = remainder_sequence(p.clone(), reduced);
     match variations(&seq, l) - variations(&seq, r) {
