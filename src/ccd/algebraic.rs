@@ -1296,6 +1296,30 @@ mod tests {
         v.sign_ordering()
     }
 
+    /// 1 to `most` rational roots a / b of [0, 1] (b <= 40, so distinct ones differ by at least 1/1600), the
+    /// first one repeated one time in `repeat`.
+    fn random_roots(small: &mut impl FnMut(i64) -> i64, most: i64, repeat: i64) -> Vec<(i64, i64)> {
+        let count = 1 + small(most) as usize;
+        let mut roots: Vec<(i64, i64)> = (0..count)
+            .map(|_| {
+                let b = 1 + small(40);
+                (small(b + 1), b)
+            })
+            .collect();
+        if small(repeat) == 0 {
+            roots.push(roots[0]);
+        }
+        roots
+    }
+
+    /// The interval (l, r) / 2^20 around the root a / b of [`random_roots`] (width 2^-20, or 2^-19 when the
+    /// root is on that grid), which isolates it from the others; its ends also as dyadic points.
+    fn isolating(a: i64, b: i64) -> (i64, i64, Dyadic, Dyadic) {
+        let (x, exact) = ((a << 20) / b, (a << 20) % b == 0);
+        let (l, r) = if exact { (x - 1, x + 1) } else { (x, x + 1) };
+        (l, r, Dyadic::new(l.into(), 20), Dyadic::new(r.into(), 20))
+    }
+
     #[test]
     fn sturm_and_tarski_on_polynomials_with_known_roots() {
         // Products of rational roots a / b (repeated at times) and of quadratics with no real root, their
@@ -1306,16 +1330,7 @@ mod tests {
         let mut rng = crate::ccd::tests::Rng(0x5eed_cafe);
         let mut small = |n: i64| (rng.next_u64() % n as u64) as i64;
         for _ in 0..400 {
-            let count = 1 + small(4) as usize;
-            let mut roots: Vec<(i64, i64)> = (0..count)
-                .map(|_| {
-                    let b = 1 + small(40);
-                    (small(b + 1), b)
-                })
-                .collect();
-            if small(3) == 0 {
-                roots.push(roots[0]);
-            }
+            let roots = random_roots(&mut small, 4, 3);
             let mut p = with_roots(&roots);
             if small(2) == 0 {
                 // (t − c)² + e and t² + f: no real root.
@@ -1359,9 +1374,7 @@ mod tests {
             // Tarski signs at each root, isolated by an interval of width 2^-20 or 2^-19 (roots differ by >= 1/1600).
             let dp = p.derivative();
             for &(a, b) in &distinct {
-                let (x, exact) = ((a << 20) / b, (a << 20) % b == 0);
-                let (l, r) = if exact { (x - 1, x + 1) } else { (x, x + 1) };
-                let (lo, hi) = (Dyadic::new(l.into(), 20), Dyadic::new(r.into(), 20));
+                let (_, _, lo, hi) = isolating(a, b);
                 let mut qs = vec![
                     Poly::new(
                         (0..1 + small(5))
@@ -1395,16 +1408,7 @@ mod tests {
         let mut small = |n: i64| (rng.next_u64() % n as u64) as i64;
         let mut seen = std::collections::HashMap::new();
         for _ in 0..300 {
-            let count = 1 + small(3) as usize;
-            let mut roots: Vec<(i64, i64)> = (0..count)
-                .map(|_| {
-                    let b = 1 + small(40);
-                    (small(b + 1), b)
-                })
-                .collect();
-            if small(4) == 0 {
-                roots.push(roots[0]);
-            }
+            let roots = random_roots(&mut small, 3, 4);
             let mut p = with_roots(&roots).mul(&Poly::new(vec![
                 BigInt::from(1 + small(1 << 40)) << (small(100) as usize),
             ]));
@@ -1415,9 +1419,7 @@ mod tests {
             let multiplicity =
                 |a: i64, b: i64| roots.iter().filter(|&&(c, e)| a * e == c * b).count();
             for &(a, b) in &roots {
-                let (x, exact) = ((a << 20) / b, (a << 20) % b == 0);
-                let (l, r) = if exact { (x - 1, x + 1) } else { (x, x + 1) };
-                let (lo, hi) = (Dyadic::new(l.into(), 20), Dyadic::new(r.into(), 20));
+                let (l, r, lo, hi) = isolating(a, b);
                 let (k, big) = (BigInt::from(1 + small(1000)), BigInt::one() << 60usize);
                 let sign = BigInt::from(if small(2) == 0 { 1 } else { -1 });
                 let lines: [(BigInt, BigInt); 6] = [
