@@ -401,6 +401,40 @@ fn remainder_sequence(a: Poly, b: Poly) -> Vec<Poly> {
         .collect()
 }
 
+/// The Sturm sequence of `p` (the signed remainder sequence of p and p'), each member a positive multiple of
+/// the signed remainder's, as [`remainder_sequence`] gives it. Up to degree 3 in closed form: the remainders
+/// of a cubic and of its derivative are a few products of its coefficients, where the general sequence makes
+/// two pseudo-divisions and exact divisions of numbers reaching 1,500 bits (the coplanarity polynomial is a
+/// cubic, and its sequence was a seventh of a vertex-face decision).
+fn sturm_sequence(p: Poly) -> Vec<Poly> {
+    let dp = p.derivative();
+    let positive = |x: BigInt, lead: &BigInt| if lead.is_negative() { -x } else { x };
+    let third = match p.0.as_slice() {
+        // a t² + b t + c: −rem(p, p') = (b² − 4ac) / 4a.
+        [c, b, a] => Some((Poly::new(vec![positive(b * b - a * c * 4u32, a)]), None)),
+        // a t³ + b t² + c t + d: −rem(p, p') = ((2b² − 6ac) t + (bc − 9ad)) / 9a; for that e t + f (e ≠ 0),
+        // −rem(p', e t + f) = −p'(−f/e) = −(3a f² − 2b e f + c e²) / e².
+        [d, c, b, a] => {
+            let e = positive(b * b * 2u32 - a * c * 6u32, a);
+            let f = positive(b * c - a * d * 9u32, a);
+            let fourth = (!e.is_zero())
+                .then(|| -(a * &f * &f * 3u32 - b * &e * &f * 2u32 + c * &e * &e))
+                .map(|x| Poly::new(vec![x]));
+            Some((Poly::new(vec![f, e]), fourth))
+        }
+        _ => None,
+    };
+    let Some((third, fourth)) = third else {
+        return remainder_sequence(p, dp);
+    };
+    let mut seq = vec![p, dp];
+    if !third.is_zero() {
+        seq.push(third);
+        seq.extend(fourth.filter(|x| !x.is_zero()));
+    }
+    seq
+}
+
 /// Sign changes along `seq` at `x`, zeros skipped.
 fn variations(seq: &[Poly], x: &Dyadic) -> i64 {
     let mut last = Ordering::Equal;
@@ -954,7 +988,7 @@ fn first_root_in_contact(p: Poly, shape: &Shape, steps: &Cell<u32>) -> Exact {
     while root_at_one && p.sign_at(&one) == Ordering::Equal {
         p = p.divide_root(&one);
     }
-    let mut sturm = remainder_sequence(p.clone(), p.derivative());
+    let mut sturm = sturm_sequence(p.clone());
     // Depth first, left before right: roots come out in time order, so the first contact ends the search.
     let mut stack = vec![Item::Between(zero, one.clone())];
     while let Some(item) = stack.pop() {
@@ -987,7 +1021,7 @@ fn first_root_in_contact(p: Poly, shape: &Shape, steps: &Cell<u32>) -> Exact {
             while p.sign_at(&m) == Ordering::Equal {
                 p = p.divide_root(&m);
             }
-            sturm = remainder_sequence(p.clone(), p.derivative());
+            sturm = sturm_sequence(p.clone());
             stack.push(Item::At(m.clone()));
         }
         stack.push(Item::Between(l, m));
@@ -1452,6 +1486,77 @@ mod tests {
         // Every answer was given by the shortcut many times.
         for s in [Ordering::Less, Ordering::Equal, Ordering::Greater] {
             assert!(seen.get(&s).copied().unwrap_or(0) > 100, "{seen:?}");
+        }
+    }
+
+    #[test]
+    fn closed_form_sturm_sequences_are_the_remainder_sequences() {
+        // Quadratics and cubics with random coefficients up to 2^210, with known rational roots (double and
+        // triple ones too) times large factors, negated at times, and cubics whose first remainder is a
+        // constant (b² = 3ac): every member of the closed form a positive multiple of the general sequence's,
+        // with as many members, for each length the closed forms can have.
+        let mut rng = crate::ccd::tests::Rng(0x57c7_0a11);
+        let mut small = |n: i64| (rng.next_u64() % n as u64) as i64;
+        let mut polys = vec![
+            poly(&[1, 0, 0, 1]),
+            poly(&[-5, 3, -3, 1]),
+            poly(&[7, 12, 6, 1]),
+            poly(&[0, 0, 0, -2]),
+        ];
+        for i in 0..3000 {
+            let mut p = if i % 2 == 0 {
+                let degree = 2 + small(2) as usize;
+                Poly::new(
+                    (0..=degree)
+                        .map(|_| BigInt::from(small(2001) - 1000) << (small(200) as usize))
+                        .collect(),
+                )
+            } else {
+                let mut roots = random_roots(&mut small, 2, 2);
+                if roots.len() < 3 && small(3) == 0 {
+                    roots.push(roots[0]);
+                }
+                with_roots(&roots).mul(&Poly::new(vec![
+                    BigInt::from(1 + small(1 << 40)) << (small(150) as usize),
+                ]))
+            };
+            if small(2) == 0 {
+                p = p.neg();
+            }
+            polys.push(p);
+        }
+        let mut seen = std::collections::HashSet::new();
+        for p in polys.into_iter().filter(|p| p.0.len() >= 3) {
+            let closed = sturm_sequence(p.clone());
+            let general = remainder_sequence(p.clone(), p.derivative());
+            assert_eq!(closed.len(), general.len(), "{p:?}");
+            for (x, y) in closed.iter().zip(&general) {
+                // x = λ y with λ > 0.
+                let (lx, ly) = (x.0.last().unwrap(), y.0.last().unwrap());
+                assert_eq!(lx.sign(), ly.sign(), "{p:?}: {x:?} against {y:?}");
+                assert_eq!(
+                    x.mul(&Poly::new(vec![ly.clone()])),
+                    y.mul(&Poly::new(vec![lx.clone()])),
+                    "{p:?}: {x:?} against {y:?}"
+                );
+            }
+            seen.insert((
+                p.0.len() - 1,
+                closed.len(),
+                closed.get(2).map(|m| m.0.len()),
+            ));
+        }
+        // Quadratics: two distinct roots or none (3 members), a double root (2). Cubics: the general case (4),
+        // a double root (3), a triple root (2), a constant first remainder (3, its third member constant).
+        for shape in [
+            (2, 3, Some(1)),
+            (2, 2, None),
+            (3, 4, Some(2)),
+            (3, 3, Some(2)),
+            (3, 2, None),
+            (3, 3, Some(1)),
+        ] {
+            assert!(seen.contains(&shape), "{shape:?} not drawn: {seen:?}");
         }
     }
 
