@@ -808,7 +808,8 @@ struct Search<'a> {
     p: &'a [[f64; 3]; 8],
     separation: f64,
     axes: [Projection; 3],
-    extra: [Projection; 2],
+    /// Made when a run over a whole domain first needs them: a time slab's run never does (see `run`).
+    extra: OnceCell<[Projection; 2]>,
     proof_width: f64,
     tolerance: f64,
 }
@@ -820,13 +821,12 @@ impl<'a> Search<'a> {
             Projection::new(pair, p, [0.0, 1.0, 0.0], true, separation),
             Projection::new(pair, p, [0.0, 0.0, 1.0], true, separation),
         ];
-        let extra = normals(pair, p).map(|n| Projection::new(pair, p, n, false, separation));
         Self {
             pair,
             p,
             separation,
             axes,
-            extra,
+            extra: OnceCell::new(),
             proof_width: PROOF_WIDTH * scale,
             // With a separation δ, a cell narrower than δ/1024 that is not ruled out is within 1.001·δ of
             // contact: close enough to report, and it keeps the boundary of the δ-region (a surface, not a
@@ -841,7 +841,17 @@ impl<'a> Search<'a> {
     /// size. `budget`: cells left to examine, shared by all the slabs of a query.
     fn run(&self, root: Cell, slab: bool, known: Option<Root>, budget: &mut usize) -> Option<Root> {
         let (pair, p, separation) = (self.pair, self.p, self.separation);
-        let (axes, extra) = (&self.axes, &self.extra);
+        let axes = &self.axes;
+        // The two normal directions only serve a run over a whole domain: a time slab is where the coplanarity
+        // filter found the points may be coplanar, so projections on the normals are near zero there and
+        // discard nothing (never tried there); a slab's run does not even make them.
+        let extra: &[Projection] = if slab {
+            &[]
+        } else {
+            self.extra.get_or_init(|| {
+                normals(pair, p).map(|n| Projection::new(pair, p, n, false, separation))
+            })
+        };
         let (proof_width, tolerance) = (self.proof_width, self.tolerance);
         // Depth-first: each split pops one cell and pushes two, so the stack never holds more than one cell
         // per level. Not initialized up front (12 KB, more than a whole easy query costs).
@@ -894,11 +904,10 @@ impl<'a> Search<'a> {
                 within &= -axis.limit <= lo && hi <= axis.limit;
             }
             if discarded
-                || (!slab
-                    && extra.iter().any(|n| {
-                        let (lo, hi, _) = n.enclose(pair, &cell);
-                        n.discards(lo, hi)
-                    }))
+                || (extra.iter().any(|n| {
+                    let (lo, hi, _) = n.enclose(pair, &cell);
+                    n.discards(lo, hi)
+                }))
             {
                 continue;
             }
