@@ -1144,13 +1144,14 @@ fn neg<P: Ring>(a: &Vector<P>) -> Vector<P> {
 }
 
 fn cross<P: Ring>(a: &Vector<P>, b: &Vector<P>) -> Vector<P> {
-    std::array::from_fn(|i| {
+    // Filled in place: fixed-width components are 416 bytes, which `array::from_fn` copied several times.
+    let mut c = [P::zero(), P::zero(), P::zero()];
+    for (i, c) in c.iter_mut().enumerate() {
         let (j, k) = ((i + 1) % 3, (i + 2) % 3);
-        let mut c = P::zero();
         c.add_product(&a[j], &b[k], false);
         c.add_product(&a[k], &b[j], true);
-        c
-    })
+    }
+    c
 }
 
 fn dot<P: Ring>(a: &Vector<P>, b: &Vector<P>) -> P {
@@ -1233,10 +1234,14 @@ fn built_fixed(pair: Pair, x: &Coordinates) -> Built<Poly512> {
     let coordinate = |k: usize, i: usize| I512::scaled(x[k][i].0, x[k][i].1);
     let between = |k: usize, j: usize, i: usize| coordinate(k, i)?.minus(&coordinate(j, i)?);
     build(pair, |k, j| {
-        std::array::from_fn(|i| match (between(k, j, i), between(k + 4, j + 4, i)) {
-            (Some(a), Some(b)) => Poly512::linear(a, b),
-            _ => Poly512::OVERFLOWED,
-        })
+        let mut v = [Poly512::ZERO; 3];
+        for (i, p) in v.iter_mut().enumerate() {
+            match (between(k, j, i), between(k + 4, j + 4, i)) {
+                (Some(a), Some(b)) => p.set_linear(&a, &b),
+                _ => *p = Poly512::OVERFLOWED,
+            }
+        }
+        v
     })
 }
 
