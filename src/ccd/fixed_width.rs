@@ -109,14 +109,13 @@ impl I512 {
             return true;
         }
         if self.len == 0 || self.negative == negative {
-            // Same signs: the magnitudes add.
+            // Same signs: the magnitudes add (limbs of either beyond its length are zero).
             let n = self.len.max(mag.len());
             let mut carry = 0u64;
-            for i in 0..n {
-                let s = u128::from(self.mag[i])
-                    + u128::from(mag.get(i).copied().unwrap_or(0))
-                    + u128::from(carry);
-                self.mag[i] = s as u64;
+            for (i, x) in self.mag[..n].iter_mut().enumerate() {
+                let m = if i < mag.len() { mag[i] } else { 0 };
+                let s = u128::from(*x) + u128::from(m) + u128::from(carry);
+                *x = s as u64;
                 carry = (s >> 64) as u64;
             }
             self.len = n;
@@ -170,16 +169,16 @@ impl I512 {
         }
         // One limb more than the result may hold, to see an overflow.
         let mut r = [0u64; LIMBS + 1];
-        for i in 0..a.len {
+        let bs = &b.mag[..b.len];
+        for (i, &x) in a.mag[..a.len].iter().enumerate() {
             let mut carry = 0u64;
-            for j in 0..b.len {
-                let t = u128::from(a.mag[i]) * u128::from(b.mag[j])
-                    + u128::from(r[i + j])
-                    + u128::from(carry);
-                r[i + j] = t as u64;
+            let row = &mut r[i..i + b.len + 1];
+            for (slot, &y) in row.iter_mut().zip(bs) {
+                let t = u128::from(x) * u128::from(y) + u128::from(*slot) + u128::from(carry);
+                *slot = t as u64;
                 carry = (t >> 64) as u64;
             }
-            r[i + b.len] = carry;
+            row[b.len] = carry;
         }
         if r[LIMBS] != 0 {
             return false;
