@@ -14,8 +14,9 @@
 //!   each polynomial homogeneous in the coordinates: no sign changes).
 //! - D's real roots in [0, 1] are isolated by bisection with Sturm sequences, in time order, between ends
 //!   that are dyadic rationals; a root that is itself a bisection point is divided out exactly. The Sturm
-//!   and Tarski sequences are subresultant sequences (exact divisions keep their coefficients from doubling
-//!   in size at each member), signs set to those of the signed remainders.
+//!   sequence of a quadratic or a cubic (D itself) is written in closed form from its coefficients; other
+//!   Sturm and Tarski sequences are subresultant sequences (exact divisions keep their coefficients from
+//!   doubling in size at each member), signs set to those of the signed remainders.
 //! - An isolated root is narrowed in one step where floating point can place it: D's image (Newton's method)
 //!   estimates the root, rounded to c = m/2^k, and D's exact signs at c and at its neighbour (m ± 1)/2^k
 //!   bracket it there, or show c to be the root; bisection only where that fails (roots floating point
@@ -26,7 +27,9 @@
 //!   that takes an interval narrower than 2^-[`NARROWING`] (Q zero at the root, or nearly so), it is the Tarski query
 //!   `Var(SRem(D, D'Q); l) − Var(SRem(D, D'Q); r)` (Basu, Pollack & Roy, *Algorithms in Real Algebraic
 //!   Geometry*, Theorem 2.58): no refinement, however close to zero Q is there, and exact zeros (a vertex
-//!   exactly on an edge, edges meeting at their ends) come out as zeros.
+//!   exactly on an edge, edges meeting at their ends) come out as zeros. Q is first reduced modulo D; a
+//!   remainder of degree 1 (always, for a quadratic D) needs no sequence: its own root −a/b against the
+//!   interval, and D's exact sign there, say which side of it D's root lies.
 //! - At a root where |n|² vanishes too (the face's corners collinear, the edges parallel), and so every
 //!   side with it, the primitives themselves decide: the vertex on one of the face's three edges, or the
 //!   edges on one line with overlapping ranges (see [`Degenerated`]), again from signs of polynomials.
