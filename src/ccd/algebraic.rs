@@ -29,7 +29,9 @@
 //!   Geometry*, Theorem 2.58): no refinement, however close to zero Q is there, and exact zeros (a vertex
 //!   exactly on an edge, edges meeting at their ends) come out as zeros. Q is first reduced modulo D; a
 //!   remainder of degree 1 (always, for a quadratic D) needs no sequence: its own root −a/b against the
-//!   interval, and D's exact sign there, say which side of it D's root lies.
+//!   interval, and D's exact sign there, say which side of it D's root lies; a quadratic one against a cubic
+//!   D is two such lines (the quotient and remainder of D by Q). The Tarski query is left to roots of even
+//!   multiplicity and higher degrees: none of the shared queries reaches it.
 //! - At a root where |n|² vanishes too (the face's corners collinear, the edges parallel), and so every
 //!   side with it, the primitives themselves decide: the vertex on one of the face's three edges, or the
 //!   edges on one line with overlapping ranges (see [`Degenerated`]), again from signs of polynomials.
@@ -666,6 +668,11 @@ fn sign_at_root(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option
                 return Some(s);
             }
         }
+        [c, b, a] if p.0.len() == 4 => {
+            if let Some(s) = quadratic_sign_at_root_of_cubic(p, [c, b, a], l, r) {
+                return Some(s);
+            }
+        }
         _ => {}
     }
     tarski_sign(p, dp, q, l, r)
@@ -734,6 +741,41 @@ fn linear_sign_at_root(
         }
     };
     Some(if flip { s.reverse() } else { s })
+}
+
+/// Sign of the quadratic `c + b t + a t²` at the one root x of the cubic `p` in (l, r), from two lines: the
+/// pseudo-division a²·p = L·Q + R leaves a linear quotient L and a linear remainder R, and at x, where p
+/// vanishes, L(x)·Q(x) = −R(x); the lines' signs at x come from [`linear_sign_at_root`]. Where L(x) = 0, x is
+/// L's rational root and Q is evaluated there. `None` where p keeps its sign across x (the Tarski query then).
+fn quadratic_sign_at_root_of_cubic(
+    p: &Poly,
+    [c, b, a]: [&BigInt; 3],
+    l: &Dyadic,
+    r: &Dyadic,
+) -> Option<Ordering> {
+    let [d0, d1, d2, d3] = p.0.as_slice() else {
+        return None;
+    };
+    // a·p = d3 t·Q + E, E = k t² + (a d1 − d3 c) t + a d0 with k = a d2 − d3 b; then a·E = k·Q + R.
+    let k = a * d2 - d3 * b;
+    let quotient = (k.clone(), a * d3);
+    let remainder = (a * a * d0 - c * &k, a * (a * d1 - d3 * c) - b * &k);
+    let at_quotient = linear_sign_at_root(p, &quotient.0, &quotient.1, l, r)?;
+    if at_quotient == Ordering::Equal {
+        // x = −k / (a d3): Q(x) · (a d3)² = a k² − b k (a d3) + c (a d3)².
+        let (n, m) = quotient;
+        return Some((a * &n * &n - b * &n * &m + c * &m * &m).sign_ordering());
+    }
+    let at_remainder = match (&remainder.0, &remainder.1) {
+        (r0, r1) if !r1.is_zero() => linear_sign_at_root(p, r0, r1, l, r)?,
+        (r0, _) => r0.sign_ordering(),
+    };
+    Some(match at_remainder {
+        Ordering::Equal => Ordering::Equal,
+        // Q(x) = −R(x) / L(x).
+        s if s == at_quotient => Ordering::Less,
+        _ => Ordering::Greater,
+    })
 }
 
 /// What decides a contact at an instant when the four points are coplanar: |n|² (n the face's normal, or
@@ -1362,6 +1404,19 @@ mod tests {
         (l, r, Dyadic::new(l.into(), 20), Dyadic::new(r.into(), 20))
     }
 
+    /// The polynomial with `roots` times a large positive factor, negated one time in two.
+    fn scaled_with_roots(small: &mut impl FnMut(i64) -> i64, roots: &[(i64, i64)]) -> Poly {
+        let p = with_roots(roots).mul(&Poly::new(vec![
+            BigInt::from(1 + small(1 << 40)) << (small(100) as usize),
+        ]));
+        if small(2) == 0 { p.neg() } else { p }
+    }
+
+    /// How many of `roots` equal a / b.
+    fn multiplicity(roots: &[(i64, i64)], a: i64, b: i64) -> usize {
+        roots.iter().filter(|&&(c, e)| a * e == c * b).count()
+    }
+
     #[test]
     fn sturm_and_tarski_on_polynomials_with_known_roots() {
         // Products of rational roots a / b (repeated at times) and of quadratics with no real root, their
@@ -1451,15 +1506,9 @@ mod tests {
         let mut seen = std::collections::HashMap::new();
         for _ in 0..300 {
             let roots = random_roots(&mut small, 3, 4);
-            let mut p = with_roots(&roots).mul(&Poly::new(vec![
-                BigInt::from(1 + small(1 << 40)) << (small(100) as usize),
-            ]));
-            if small(2) == 0 {
-                p = p.neg();
-            }
+            let p = scaled_with_roots(&mut small, &roots);
             let dp = p.derivative();
-            let multiplicity =
-                |a: i64, b: i64| roots.iter().filter(|&&(c, e)| a * e == c * b).count();
+            let multiplicity = |a: i64, b: i64| multiplicity(&roots, a, b);
             for &(a, b) in &roots {
                 let (l, r, lo, hi) = isolating(a, b);
                 let (k, big) = (BigInt::from(1 + small(1000)), BigInt::one() << 60usize);
@@ -1495,6 +1544,77 @@ mod tests {
         for s in [Ordering::Less, Ordering::Equal, Ordering::Greater] {
             assert!(seen.get(&s).copied().unwrap_or(0) > 100, "{seen:?}");
         }
+    }
+
+    #[test]
+    fn quadratic_signs_at_roots_of_cubics_equal_exact_values_and_tarski_queries() {
+        // Cubics with three known rational roots (a double one at times), scaled and negated at times, and at
+        // each root quadratics through it, 2^-60/b beside it, anywhere, and ones whose pseudo-quotient
+        // vanishes at the root (b = −a (x2 + x3), which the reduction must then evaluate exactly): the
+        // two-line reduction against exact rational values and the Tarski query.
+        let mut rng = crate::ccd::tests::Rng(0x0c0b_1c5a);
+        let mut small = |n: i64| (rng.next_u64() % n as u64) as i64;
+        let mut seen = std::collections::HashMap::new();
+        let mut quotient_roots = 0;
+        for _ in 0..300 {
+            let mut roots: Vec<(i64, i64)> = (0..3)
+                .map(|_| {
+                    let b = 1 + small(40);
+                    (small(b + 1), b)
+                })
+                .collect();
+            if small(4) == 0 {
+                roots[2] = roots[0];
+            }
+            let p = scaled_with_roots(&mut small, &roots);
+            let dp = p.derivative();
+            let multiplicity = |a: i64, b: i64| multiplicity(&roots, a, b);
+            for (i, &(a, b)) in roots.iter().enumerate() {
+                let (_, _, lo, hi) = isolating(a, b);
+                let big = BigInt::one() << 60usize;
+                let line = |c0: BigInt, c1: BigInt| Poly::new(vec![c0, c1]);
+                let other = line(BigInt::from(small(201) - 100), BigInt::from(1 + small(100)));
+                // The other two roots, for a quadratic a (t² − (x2 + x3) t) + c times their denominators.
+                let (x2, x3) = (roots[(i + 1) % 3], roots[(i + 2) % 3]);
+                let k = 1 + small(50);
+                let vanishing = poly(&[
+                    small(2001) - 1000,
+                    -k * (x2.0 * x3.1 + x3.0 * x2.1),
+                    k * x2.1 * x3.1,
+                ]);
+                let qs = [
+                    line(BigInt::from(-a), BigInt::from(b)).mul(&other),
+                    line(-(&big * a + 1u32), &big * b).mul(&other),
+                    line(-(&big * a - 1u32), &big * b).mul(&other),
+                    poly(&[small(2001) - 1000, small(2001) - 1000, 1 + small(1000)]),
+                    vanishing,
+                ];
+                for q in qs {
+                    let q = if small(2) == 0 { q.neg() } else { q };
+                    let want = sign_at_rational(&q, a, b);
+                    let [c0, c1, c2] = q.0.as_slice() else {
+                        panic!("{q:?} is a quadratic");
+                    };
+                    let got = quadratic_sign_at_root_of_cubic(&p, [c0, c1, c2], &lo, &hi);
+                    if multiplicity(a, b) % 2 == 0 {
+                        assert_eq!(got, None, "{q:?} at the double root {a}/{b} of {p:?}");
+                    } else {
+                        assert_eq!(got, Some(want), "{q:?} at the root {a}/{b} of {p:?}");
+                        *seen.entry(want).or_insert(0) += 1;
+                        // The quotient a d3 t + (a d2 − d3 b) vanishing at the root: the exact evaluation.
+                        let (d2, d3) = (&p.0[2], &p.0[3]);
+                        let k = c2 * d2 - d3 * c1;
+                        quotient_roots += usize::from(k * b + c2 * d3 * a == BigInt::zero());
+                    }
+                    assert_eq!(tarski_sign(&p, &dp, &q, &lo, &hi), Some(want));
+                    assert_eq!(sign_at_root(&p, &dp, &q, &lo, &hi), Some(want));
+                }
+            }
+        }
+        for s in [Ordering::Less, Ordering::Equal, Ordering::Greater] {
+            assert!(seen.get(&s).copied().unwrap_or(0) > 100, "{seen:?}");
+        }
+        assert!(quotient_roots > 100, "{quotient_roots}");
     }
 
     #[test]
