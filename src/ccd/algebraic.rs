@@ -410,7 +410,7 @@ fn remainder_sequence(a: Poly, b: Poly) -> Vec<Poly> {
 /// the signed remainder's, as [`remainder_sequence`] gives it. Up to degree 3 in closed form: the remainders
 /// of a cubic and of its derivative are a few products of its coefficients, where the general sequence makes
 /// two pseudo-divisions and exact divisions of numbers reaching 1,500 bits (the coplanarity polynomial is a
-/// cubic, and its sequence was a seventh of a vertex-face decision).
+/// cubic, and its general sequence was a seventh of the cube-cliff vertex-face file's instructions).
 fn sturm_sequence(p: Poly) -> Vec<Poly> {
     let dp = p.derivative();
     let positive = |x: BigInt, lead: &BigInt| if lead.is_negative() { -x } else { x };
@@ -659,7 +659,8 @@ fn sign_at_root(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option
     } else {
         q
     };
-    // Of degree 0 or 1, the sign is read off without a sequence: every query on a quadratic P is one of these.
+    // Of degree 0 or 1 (every query on a quadratic P), or 2 against a cubic P, the sign is read off without a
+    // sequence.
     match q.0.as_slice() {
         [] => return Some(Ordering::Equal),
         [c] => return Some(c.sign_ordering()),

@@ -842,9 +842,9 @@ impl<'a> Search<'a> {
     fn run(&self, root: Cell, slab: bool, known: Option<Root>, budget: &mut usize) -> Option<Root> {
         let (pair, p, separation) = (self.pair, self.p, self.separation);
         let axes = &self.axes;
-        // The two normal directions only serve a run over a whole domain: a time slab is where the coplanarity
-        // filter found the points may be coplanar, so projections on the normals are near zero there and
-        // discard nothing (never tried there); a slab's run does not even make them.
+        // The two normal directions are tried only in a run over a whole domain, where they discard nearly
+        // coplanar near-misses; a time slab is already confined to where the coplanarity filter found the
+        // points may be coplanar, and its run does not even make them.
         let extra: &[Projection] = if slab {
             &[]
         } else {
@@ -904,10 +904,10 @@ impl<'a> Search<'a> {
                 within &= -axis.limit <= lo && hi <= axis.limit;
             }
             if discarded
-                || (extra.iter().any(|n| {
+                || extra.iter().any(|n| {
                     let (lo, hi, _) = n.enclose(pair, &cell);
                     n.discards(lo, hi)
-                }))
+                })
             {
                 continue;
             }
