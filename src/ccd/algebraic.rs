@@ -639,7 +639,7 @@ impl<'a> Isolated<'a> {
         if self.exact {
             return Some(q.sign_at(&self.l));
         }
-        sign_at_root(self.p, &self.p.derivative(), q, &self.l, &self.r)
+        sign_at_root(self.p, q, &self.l, &self.r, (self.at_l, self.at_r))
     }
 
     /// The start of the interval narrowed to 2^-[`TIME_BITS`] (or the root itself), as a lower bound in
@@ -651,8 +651,15 @@ impl<'a> Isolated<'a> {
     }
 }
 
-/// Sign of `q` at the one root of `p` in the open interval (l, r) whose ends are not roots of `p`.
-fn sign_at_root(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option<Ordering> {
+/// Sign of `q` at the one root of `p` in the open interval (l, r) whose ends are not roots of `p`; `ends` are
+/// p's signs at l and r (which an isolated root keeps up to date).
+fn sign_at_root(
+    p: &Poly,
+    q: &Poly,
+    l: &Dyadic,
+    r: &Dyadic,
+    ends: (Ordering, Ordering),
+) -> Option<Ordering> {
     // Q reduced modulo P first (a positive multiple of rem(Q, P), whose sign at P's root is Q's).
     let q = if q.0.len() >= p.0.len() {
         &positive_remainder(q, p)
@@ -665,27 +672,27 @@ fn sign_at_root(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option
         [] => return Some(Ordering::Equal),
         [c] => return Some(c.sign_ordering()),
         [a, b] => {
-            if let Some(s) = linear_sign_at_root(p, a, b, l, r) {
+            if let Some(s) = linear_sign_at_root(p, a, b, l, r, ends) {
                 return Some(s);
             }
         }
         [c, b, a] if p.0.len() == 4 => {
-            if let Some(s) = quadratic_sign_at_root_of_cubic(p, [c, b, a], l, r) {
+            if let Some(s) = quadratic_sign_at_root_of_cubic(p, [c, b, a], l, r, ends) {
                 return Some(s);
             }
         }
         _ => {}
     }
-    tarski_sign(p, dp, q, l, r)
+    tarski_sign(p, q, l, r)
 }
 
 /// Sign of `q` at the one root of `p` in (l, r), by the Tarski query: the Cauchy index of P'Q/P over (l, r),
 /// counted by the signed remainder sequence.
-fn tarski_sign(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option<Ordering> {
+fn tarski_sign(p: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option<Ordering> {
     // SRem(P, P'Q) and SRem(P, rem(P'Q, P)) count the same Cauchy index (P'Q/P and its remainder over P differ
     // by a polynomial, which has no poles): the second skips two members of the sequence. A Q already reduced
     // modulo P (see `sign_at_root`) keeps the product's degree, and the pseudo-division's steps, low.
-    let reduced = positive_remainder(&dp.mul(q), p);
+    let reduced = positive_remainder(&p.derivative().mul(q), p);
     let seq = remainder_sequence(p.clone(), reduced);
     match variations(&seq, l) - variations(&seq, r) {
         1 => Some(Ordering::Greater),
@@ -697,17 +704,17 @@ fn tarski_sign(p: &Poly, dp: &Poly, q: &Poly, l: &Dyadic, r: &Dyadic) -> Option<
 }
 
 /// Sign of `a + b t` (b non-zero) at the one root of `p` in the open interval (l, r) whose ends are not roots
-/// of `p`: from where its own root −a/b lies and, when that is inside (l, r), from p's exact sign there (p
-/// changes sign at its root, so that sign says on which side of −a/b the root is). `None` when p keeps its
-/// sign across the root (an even multiplicity): the Tarski query counts then.
+/// of `p` (`ends`: p's signs there): from where its own root −a/b lies and, when that is inside (l, r), from
+/// p's exact sign there (p changes sign at its root, so that sign says on which side of −a/b the root is).
+/// `None` when p keeps its sign across the root (an even multiplicity): the Tarski query counts then.
 fn linear_sign_at_root(
     p: &Poly,
     a: &BigInt,
     b: &BigInt,
     l: &Dyadic,
     r: &Dyadic,
+    (at_l, at_r): (Ordering, Ordering),
 ) -> Option<Ordering> {
-    let (at_l, at_r) = (p.sign_at(l), p.sign_at(r));
     if at_l == at_r || at_l == Ordering::Equal || at_r == Ordering::Equal {
         return None;
     }
@@ -746,13 +753,14 @@ fn linear_sign_at_root(
 
 /// Sign of the quadratic `c + b t + a t²` at the one root x of the cubic `p` in (l, r), from two lines: the
 /// pseudo-division a²·p = L·Q + R leaves a linear quotient L and a linear remainder R, and at x, where p
-/// vanishes, L(x)·Q(x) = −R(x); the lines' signs at x come from [`linear_sign_at_root`]. Where L(x) = 0, x is
+/// vanishes, L(x)·Q(x) = −R(x); the lines' signs at x come from [`linear_sign_at_root`] (`ends` as there). Where L(x) = 0, x is
 /// L's rational root and Q is evaluated there. `None` where p keeps its sign across x (the Tarski query then).
 fn quadratic_sign_at_root_of_cubic(
     p: &Poly,
     [c, b, a]: [&BigInt; 3],
     l: &Dyadic,
     r: &Dyadic,
+    ends: (Ordering, Ordering),
 ) -> Option<Ordering> {
     let [d0, d1, d2, d3] = p.0.as_slice() else {
         return None;
@@ -761,14 +769,14 @@ fn quadratic_sign_at_root_of_cubic(
     let k = a * d2 - d3 * b;
     let quotient = (k.clone(), a * d3);
     let remainder = (a * a * d0 - c * &k, a * (a * d1 - d3 * c) - b * &k);
-    let at_quotient = linear_sign_at_root(p, &quotient.0, &quotient.1, l, r)?;
+    let at_quotient = linear_sign_at_root(p, &quotient.0, &quotient.1, l, r, ends)?;
     if at_quotient == Ordering::Equal {
         // x = −k / (a d3): Q(x) · (a d3)² = a k² − b k (a d3) + c (a d3)².
         let (n, m) = quotient;
         return Some((a * &n * &n - b * &n * &m + c * &m * &m).sign_ordering());
     }
     let at_remainder = match (&remainder.0, &remainder.1) {
-        (r0, r1) if !r1.is_zero() => linear_sign_at_root(p, r0, r1, l, r)?,
+        (r0, r1) if !r1.is_zero() => linear_sign_at_root(p, r0, r1, l, r, ends)?,
         (r0, _) => r0.sign_ordering(),
     };
     Some(match at_remainder {
@@ -1470,7 +1478,6 @@ mod tests {
                 );
             }
             // Tarski signs at each root, isolated by an interval of width 2^-20 or 2^-19 (roots differ by >= 1/1600).
-            let dp = p.derivative();
             for &(a, b) in &distinct {
                 let (_, _, lo, hi) = isolating(a, b);
                 let mut qs = vec![
@@ -1486,7 +1493,7 @@ mod tests {
                 ])));
                 for q in qs.iter().filter(|q| !q.is_zero()) {
                     assert_eq!(
-                        sign_at_root(&p, &dp, q, &lo, &hi),
+                        sign_at_root(&p, q, &lo, &hi, (p.sign_at(&lo), p.sign_at(&hi))),
                         Some(sign_at_rational(q, a, b)),
                         "{q:?} at the root {a}/{b} of {p:?}"
                     );
@@ -1508,7 +1515,6 @@ mod tests {
         for _ in 0..300 {
             let roots = random_roots(&mut small, 3, 4);
             let p = scaled_with_roots(&mut small, &roots);
-            let dp = p.derivative();
             let multiplicity = |a: i64, b: i64| multiplicity(&roots, a, b);
             for &(a, b) in &roots {
                 let (l, r, lo, hi) = isolating(a, b);
@@ -1529,15 +1535,16 @@ mod tests {
                     let (c0, c1) = (c0 * &sign, c1 * &sign);
                     let q = Poly::new(vec![c0.clone(), c1.clone()]);
                     let want = sign_at_rational(&q, a, b);
-                    let got = linear_sign_at_root(&p, &c0, &c1, &lo, &hi);
+                    let ends = (p.sign_at(&lo), p.sign_at(&hi));
+                    let got = linear_sign_at_root(&p, &c0, &c1, &lo, &hi, ends);
                     if multiplicity(a, b) % 2 == 0 {
                         assert_eq!(got, None, "{q:?} at the double root {a}/{b} of {p:?}");
                     } else {
                         assert_eq!(got, Some(want), "{q:?} at the root {a}/{b} of {p:?}");
                         *seen.entry(want).or_insert(0) += 1;
                     }
-                    assert_eq!(tarski_sign(&p, &dp, &q, &lo, &hi), Some(want));
-                    assert_eq!(sign_at_root(&p, &dp, &q, &lo, &hi), Some(want));
+                    assert_eq!(tarski_sign(&p, &q, &lo, &hi), Some(want));
+                    assert_eq!(sign_at_root(&p, &q, &lo, &hi, ends), Some(want));
                 }
             }
         }
@@ -1568,7 +1575,6 @@ mod tests {
                 roots[2] = roots[0];
             }
             let p = scaled_with_roots(&mut small, &roots);
-            let dp = p.derivative();
             let multiplicity = |a: i64, b: i64| multiplicity(&roots, a, b);
             for (i, &(a, b)) in roots.iter().enumerate() {
                 let (_, _, lo, hi) = isolating(a, b);
@@ -1596,7 +1602,8 @@ mod tests {
                     let [c0, c1, c2] = q.0.as_slice() else {
                         panic!("{q:?} is a quadratic");
                     };
-                    let got = quadratic_sign_at_root_of_cubic(&p, [c0, c1, c2], &lo, &hi);
+                    let ends = (p.sign_at(&lo), p.sign_at(&hi));
+                    let got = quadratic_sign_at_root_of_cubic(&p, [c0, c1, c2], &lo, &hi, ends);
                     if multiplicity(a, b) % 2 == 0 {
                         assert_eq!(got, None, "{q:?} at the double root {a}/{b} of {p:?}");
                     } else {
@@ -1607,8 +1614,8 @@ mod tests {
                         let k = c2 * d2 - d3 * c1;
                         quotient_roots += usize::from(k * b + c2 * d3 * a == BigInt::zero());
                     }
-                    assert_eq!(tarski_sign(&p, &dp, &q, &lo, &hi), Some(want));
-                    assert_eq!(sign_at_root(&p, &dp, &q, &lo, &hi), Some(want));
+                    assert_eq!(tarski_sign(&p, &q, &lo, &hi), Some(want));
+                    assert_eq!(sign_at_root(&p, &q, &lo, &hi, ends), Some(want));
                 }
             }
         }
@@ -1882,14 +1889,14 @@ mod tests {
         assert_eq!(variations(&seq, &d(0, 0)) - variations(&seq, &d(1, 0)), 2);
         assert_eq!(variations(&seq, &d(0, 0)) - variations(&seq, &d(1, 1)), 1);
         // Q = 3t − 1 vanishes at the double root, is positive at 2/3.
-        let dp = p.derivative();
+        let ends = |l: &Dyadic, r: &Dyadic| (p.sign_at(l), p.sign_at(r));
         let q = poly(&[-1, 3]);
         assert_eq!(
-            sign_at_root(&p, &dp, &q, &d(0, 0), &d(1, 1)),
+            sign_at_root(&p, &q, &d(0, 0), &d(1, 1), ends(&d(0, 0), &d(1, 1))),
             Some(Ordering::Equal)
         );
         assert_eq!(
-            sign_at_root(&p, &dp, &q, &d(1, 1), &d(1, 0)),
+            sign_at_root(&p, &q, &d(1, 1), &d(1, 0), ends(&d(1, 1), &d(1, 0))),
             Some(Ordering::Greater)
         );
         // Two roots 2^-73 apart near 1/3, a / 2^73 and (a + 1) / 2^73, and Q's root halfway between them.
