@@ -272,7 +272,7 @@ impl Projection {
     /// so near a degenerate contact, where the values are tiny, the bounds are tiny too. The final (1 + 16u)
     /// factor covers the rounding of the bound arithmetic itself, and [`UNDERFLOW`] the subnormal range.
     #[inline(always)]
-    fn corner_values(&self, pair: Pair, c: &Cell) -> ([f64; 8], [f64; 8]) {
+    fn corner_values(&self, c: &Cell, w: &CornerWeights) -> ([f64; 8], [f64; 8]) {
         let (d, e) = (&self.d, &self.e);
         let (ts, late) = (c.t, c.far[0]);
         // x(t) from the nearer end of the step: x0 + t (x1 - x0) or x1 + (1 - t) (x0 - x1).
@@ -284,71 +284,24 @@ impl Projection {
             let x = d[k + from] + tdx;
             (x, rounded(e[k + from] + rounded(t * edx, tdx), x))
         };
-        let (us, u_far) = (c.u, c.far[1]);
-        let (vs, v_far) = (c.v, c.far[2]);
         let mut g = [0.0; 8];
         let mut ge = [0.0; 8];
         for (ti, &t) in ts.iter().enumerate() {
-            // value(k) = D0 + s1 * m1 * D1 + s2 * m2 * D2, with the multipliers m from the parameters.
-            let (base, first, second) = match pair {
-                Pair::VertexFace if u_far && v_far => (VF_PB, VF_BC, VF_CA),
-                Pair::VertexFace if u_far => (VF_PB, VF_AB, VF_CA),
-                Pair::VertexFace if v_far => (VF_PC, VF_BC, VF_CA),
-                Pair::VertexFace => (VF_PA, VF_BA, VF_CA),
-                Pair::EdgeEdge => match (u_far, v_far) {
-                    (false, false) => (EE_A0B0, EE_A1A0, EE_B1B0),
-                    (true, false) => (EE_A1B0, EE_A1A0, EE_B1B0),
-                    (false, true) => (EE_A0B1, EE_A1A0, EE_B1B0),
-                    (true, true) => (EE_A1B1, EE_A1A0, EE_B1B0),
-                },
-            };
-            let (q, eq) = lerp(base, t);
-            let (d1, e1) = lerp(first, t);
-            let (d2, e2) = lerp(second, t);
-            for (ui, &uu) in us.iter().enumerate() {
-                for (vi, &vv) in vs.iter().enumerate() {
-                    // (m1, s1): the first difference's multiplier and sign; m2 carries its own bound em2.
-                    let (m1, s1, m2, em2, s2) = match pair {
-                        // uu = u (corner a) or 1 - u (corner b); vv = v or 1 - v.
-                        Pair::VertexFace if u_far && v_far => {
-                            // p - [b + (1-u)(c - b) - (1-v)(1-u)(c - a)]
-                            let m2 = vv * uu;
-                            (uu, 1.0, m2, U * m2, 1.0)
-                        }
-                        Pair::VertexFace if u_far => {
-                            // p - [b + (1-u)(a - b) + v (1-u)(c - a)]
-                            let m2 = vv * uu;
-                            (uu, -1.0, m2, U * m2, -1.0)
-                        }
-                        Pair::VertexFace if v_far => {
-                            // p - [c + u (b - c) - (1-v)(1-u)(c - a)], u measured from 0 here
-                            let w = 1.0 - uu;
-                            let m2 = vv * w;
-                            (uu, -1.0, m2, rounded(vv * U * w, m2), 1.0)
-                        }
-                        Pair::VertexFace => {
-                            let w = 1.0 - uu;
-                            let m2 = vv * w;
-                            (uu, -1.0, m2, rounded(vv * U * w, m2), -1.0)
-                        }
-                        // A(u) - B(v) from the chosen ends: the far end's multiplier enters with the
-                        // opposite sign (a1 + (1-u)(a0 - a1) = a1 - (1-u)(a1 - a0)).
-                        Pair::EdgeEdge => {
-                            let s1 = if u_far { -1.0 } else { 1.0 };
-                            let s2 = if v_far { 1.0 } else { -1.0 };
-                            (uu, s1, vv, 0.0, s2)
-                        }
-                    };
-                    let t1 = m1 * d1;
-                    let et1 = rounded(m1 * e1, t1);
-                    let a = q + s1 * t1;
-                    let ea = rounded(eq + et1, a);
-                    let t2 = m2 * d2;
-                    let et2 = rounded(m2 * e2 + em2 * (d2.abs() + e2), t2);
-                    let k = 4 * ti + 2 * ui + vi;
-                    g[k] = a + s2 * t2;
-                    ge[k] = rounded(ea + et2, g[k]);
-                }
+            // value = D0 + s1 * m1 * D1 + s2 * m2 * D2, with the multipliers m of the corner (u, v).
+            let (q, eq) = lerp(w.base, t);
+            let (d1, e1) = lerp(w.first, t);
+            let (d2, e2) = lerp(w.second, t);
+            for j in 0..4 {
+                let (m1, m2, em2) = (w.m1[j], w.m2[j], w.em2[j]);
+                let t1 = m1 * d1;
+                let et1 = rounded(m1 * e1, t1);
+                let a = q + w.s1 * t1;
+                let ea = rounded(eq + et1, a);
+                let t2 = m2 * d2;
+                let et2 = rounded(m2 * e2 + em2 * (d2.abs() + e2), t2);
+                let k = 4 * ti + j;
+                g[k] = a + w.s2 * t2;
+                ge[k] = rounded(ea + et2, g[k]);
             }
         }
         for x in &mut ge {
@@ -359,8 +312,8 @@ impl Projection {
 
     /// The enclosure [lo, hi] of n·F over cell `c`.
     #[inline(always)]
-    fn enclose(&self, pair: Pair, c: &Cell) -> (f64, f64, [f64; 8]) {
-        let (g, e) = self.corner_values(pair, c);
+    fn enclose(&self, c: &Cell, w: &CornerWeights) -> (f64, f64, [f64; 8]) {
+        let (g, e) = self.corner_values(c, w);
         let mut lo = g[0] - e[0];
         let mut hi = g[0] + e[0];
         for k in 1..8 {
@@ -374,6 +327,93 @@ impl Projection {
     #[inline(always)]
     fn discards(&self, lo: f64, hi: f64) -> bool {
         lo > self.limit || hi < -self.limit
+    }
+}
+
+/// What [`Projection::corner_values`] needs of a cell besides its time range, the same for every projection:
+/// the differences F is written from (those of the domain corner nearest the cell) and, for each of the
+/// cell's four (u, v) corners (index `2 * ui + vi`), the multipliers of the two edge differences. Made once
+/// per cell rather than once per projection and end of the time range.
+#[derive(Clone, Copy, Debug)]
+struct CornerWeights {
+    /// Indices into [`Projection::d`] of the base difference D0 and the two differences D1, D2.
+    base: usize,
+    first: usize,
+    second: usize,
+    /// Signs of the two terms (exact: a sign flip).
+    s1: f64,
+    s2: f64,
+    /// D1's multiplier (exact: a parameter end).
+    m1: [f64; 4],
+    /// D2's multiplier, and a bound on its rounding error.
+    m2: [f64; 4],
+    em2: [f64; 4],
+}
+
+impl CornerWeights {
+    /// The weights of cell `c` for `pair` (see `Projection::corner_values`).
+    #[inline(always)]
+    fn of(pair: Pair, c: &Cell) -> Self {
+        let (us, u_far) = (c.u, c.far[1]);
+        let (vs, v_far) = (c.v, c.far[2]);
+        let (base, first, second) = match pair {
+            Pair::VertexFace if u_far && v_far => (VF_PB, VF_BC, VF_CA),
+            Pair::VertexFace if u_far => (VF_PB, VF_AB, VF_CA),
+            Pair::VertexFace if v_far => (VF_PC, VF_BC, VF_CA),
+            Pair::VertexFace => (VF_PA, VF_BA, VF_CA),
+            Pair::EdgeEdge => match (u_far, v_far) {
+                (false, false) => (EE_A0B0, EE_A1A0, EE_B1B0),
+                (true, false) => (EE_A1B0, EE_A1A0, EE_B1B0),
+                (false, true) => (EE_A0B1, EE_A1A0, EE_B1B0),
+                (true, true) => (EE_A1B1, EE_A1A0, EE_B1B0),
+            },
+        };
+        let (s1, s2) = match pair {
+            Pair::VertexFace if u_far && v_far => (1.0, 1.0),
+            Pair::VertexFace if u_far => (-1.0, -1.0),
+            Pair::VertexFace if v_far => (-1.0, 1.0),
+            Pair::VertexFace => (-1.0, -1.0),
+            // A(u) - B(v) from the chosen ends: the far end's multiplier enters with the opposite sign
+            // (a1 + (1-u)(a0 - a1) = a1 - (1-u)(a1 - a0)).
+            Pair::EdgeEdge => (
+                if u_far { -1.0 } else { 1.0 },
+                if v_far { 1.0 } else { -1.0 },
+            ),
+        };
+        let mut w = Self {
+            base,
+            first,
+            second,
+            s1,
+            s2,
+            m1: [0.0; 4],
+            m2: [0.0; 4],
+            em2: [0.0; 4],
+        };
+        for (ui, &uu) in us.iter().enumerate() {
+            for (vi, &vv) in vs.iter().enumerate() {
+                let j = 2 * ui + vi;
+                w.m1[j] = uu;
+                (w.m2[j], w.em2[j]) = match pair {
+                    // uu = u (corner a) or 1 - u (corner b); vv = v or 1 - v.
+                    // u_far and v_far: p - [b + (1-u)(c - b) - (1-v)(1-u)(c - a)];
+                    // u_far: p - [b + (1-u)(a - b) + v (1-u)(c - a)].
+                    Pair::VertexFace if u_far => {
+                        let m2 = vv * uu;
+                        (m2, U * m2)
+                    }
+                    // v_far: p - [c + u (b - c) - (1-v)(1-u)(c - a)], u measured from 0 here;
+                    // neither: p - [a + u (b - a) + v (1-u)(c - a)].
+                    Pair::VertexFace => {
+                        let w = 1.0 - uu;
+                        let m2 = vv * w;
+                        (m2, rounded(vv * U * w, m2))
+                    }
+                    Pair::EdgeEdge => (vv, 0.0),
+                };
+            }
+        }
+        w
     }
 }
 
@@ -488,10 +528,11 @@ fn miranda(pair: Pair, p: &[[f64; 3]; 8], c: &Cell, axis_values: &[[f64; 8]; 3])
     // at an edge's end or a face's border lies at the domain's boundary in u or v; in the cube-cliff
     // edge-edge file 387 attempts fail at u, 44 at v, none at t), so a failing attempt makes one or two of
     // the three projections instead of two or three.
+    let weights = CornerWeights::of(pair, c);
     for m in [1, 2, 0] {
         let row = &y[m];
         let g = Projection::new(pair, p, *row, false, 0.0);
-        let (values, errors) = g.corner_values(pair, c);
+        let (values, errors) = g.corner_values(c, &weights);
         let mut low_face = (f64::INFINITY, f64::NEG_INFINITY);
         let mut high_face = (f64::INFINITY, f64::NEG_INFINITY);
         for k in 0..8 {
@@ -888,13 +929,14 @@ impl<'a> Search<'a> {
             *budget -= 1;
 
             // Axis enclosures first: they are also the widths that decide when to stop and where to split.
+            let weights = CornerWeights::of(pair, &cell);
             let mut values = [[0.0; 8]; 3];
             let mut discarded = false;
             let mut width: f64 = 0.0;
             // With a separation: the whole cell within ±δ in every coordinate is a contact (∞-norm).
             let mut within = separation > 0.0;
             for (k, axis) in axes.iter().enumerate() {
-                let (lo, hi, g) = axis.enclose(pair, &cell);
+                let (lo, hi, g) = axis.enclose(&cell, &weights);
                 values[k] = g;
                 if axis.discards(lo, hi) {
                     discarded = true;
@@ -905,7 +947,7 @@ impl<'a> Search<'a> {
             }
             if discarded
                 || extra.iter().any(|n| {
-                    let (lo, hi, _) = n.enclose(pair, &cell);
+                    let (lo, hi, _) = n.enclose(&cell, &weights);
                     n.discards(lo, hi)
                 })
             {
