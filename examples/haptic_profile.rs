@@ -5,8 +5,12 @@
 //!
 //! `cargo run --release --example haptic_profile -- SPLIT UPDATES MODE` with SPLIT the edge split of the bench
 //! (1: the 4.4k liver, 5: 110k triangles, 16: 1.12M) and MODE one of `still` (positions never rewritten),
-//! `deformed` (deformed once, then still), `deforming` (rewritten every 10 updates on this thread, untimed) or
-//! `simulation` (rewritten every 10 updates by a second thread, which the timed one waits for, untimed).
+//! `deformed` (deformed once, then still; `deformed:STEP` at the wave's step STEP, 20 by default: the cost
+//! depends on the wave's phase), `deforming` (rewritten every 10 updates on this thread, untimed),
+//! `simulation` (rewritten every 10 updates by a second thread, which the timed one waits for, untimed), and
+//! two controls that separate what a rewrite costs: `same` (deformed once, then rewritten every 10 updates
+//! with the same positions: new versions, cold caches, the same geometry) and `flush` (the undeformed mesh,
+//! with 32 MB of unrelated memory written every 10 updates: cold caches only).
 //! Instructions per update, which do not depend on the machine's load, are the difference of two runs under
 //! `valgrind --tool=callgrind --toggle-collect='trocar::haptic::tracker::Tracker::update*'` with different
 //! UPDATES, divided by the difference.
@@ -28,13 +32,17 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: haptic_profile SPLIT UPDATES still|deformed|deforming|simulation";
+    let usage =
+        "usage: haptic_profile SPLIT UPDATES still|deformed[:STEP]|deforming|simulation|same|flush";
     let split: u32 = args.get(1).and_then(|s| s.parse().ok()).expect(usage);
     let updates: usize = args.get(2).and_then(|s| s.parse().ok()).expect(usage);
-    let mode = args.get(3).map(String::as_str).expect(usage);
+    let (mode, held_step) = match args.get(3).map(String::as_str).expect(usage) {
+        m if m.starts_with("deformed:") => ("deformed", m[9..].parse().expect(usage)),
+        m => (m, 20),
+    };
     let (rewrite, on_thread) = match mode {
-        "still" | "deformed" => (false, false),
-        "deforming" => (true, false),
+        "still" | "deformed" | "flush" => (false, false),
+        "deforming" | "same" => (true, false),
         "simulation" => (true, true),
         _ => panic!("{usage}"),
     };
@@ -54,9 +62,9 @@ fn main() {
     .expect("CPU context");
     let mesh = ctx.create_mesh(&p, &t).expect("mesh");
     let mut deformed = Vec::new();
-    if mode == "deformed" {
-        // Step 20: the wave's phase 1 radian, held from then on.
-        deform_step(&ctx, mesh, &wave, 20, &mut deformed);
+    if mode == "deformed" || mode == "same" {
+        // Step 20 by default: the wave's phase 1 radian, held from then on.
+        deform_step(&ctx, mesh, &wave, held_step, &mut deformed);
     }
     let def = TrackerDef {
         segment_count: 1,
@@ -71,15 +79,32 @@ fn main() {
     let before = tracker.stats().unwrap();
     let mut by_place: Vec<Vec<f64>> = vec![Vec::new(); PER_STEP];
     let mut apart = Vec::new();
-    let mut contact_tests = 0u64;
+    // Exact tests of the updates in contact, by place after a rewrite.
+    let mut tests_by_place = [0u64; PER_STEP];
     let lockstep = Lockstep::default();
+    // More than the last-level cache of the machines measured so far (8 and 32 MB).
+    let mut unrelated = if mode == "flush" {
+        vec![0u8; 32 << 20]
+    } else {
+        Vec::new()
+    };
     std::thread::scope(|scope| {
         if on_thread {
             scope.spawn(|| lockstep.serve(&ctx, mesh, &wave));
         }
         for i in 0..updates {
+            if mode == "flush" && i % PER_STEP == 0 {
+                for (k, b) in unrelated.iter_mut().enumerate() {
+                    *b = b.wrapping_add(k as u8);
+                }
+                std::hint::black_box(&unrelated);
+            }
             if rewrite && i % PER_STEP == 0 {
-                let step = i / PER_STEP;
+                let step = if mode == "same" {
+                    held_step
+                } else {
+                    i / PER_STEP
+                };
                 if on_thread {
                     lockstep.step(step);
                 } else {
@@ -93,7 +118,7 @@ fn main() {
             let us = t0.elapsed().as_secs_f64() * 1e6;
             if contacts[0].penetration > 0.0 {
                 by_place[i % PER_STEP].push(us);
-                contact_tests += tracker.stats().unwrap().exact_tests - tests;
+                tests_by_place[i % PER_STEP] += tracker.stats().unwrap().exact_tests - tests;
             } else {
                 apart.push(us);
             }
@@ -104,6 +129,7 @@ fn main() {
     let n = (after.updates - before.updates) as f64;
     let mut in_contact: Vec<f64> = by_place.iter().flatten().copied().collect();
     let touching = in_contact.len();
+    let contact_tests: u64 = tests_by_place.iter().sum();
     println!(
         "{} triangles, {mode}: in contact {:.3} us median over {touching} updates ({:.2} exact tests each), \
          apart {:.3} us over {}",
@@ -121,6 +147,12 @@ fn main() {
         "in contact by place after a rewrite (us, first = the update right after it): {}",
         places.join(" ")
     );
+    let tests: Vec<String> = tests_by_place
+        .iter()
+        .zip(&by_place)
+        .map(|(&n, v)| format!("{:.2}", n as f64 / v.len().max(1) as f64))
+        .collect();
+    println!("exact tests in contact by place: {}", tests.join(" "));
     println!(
         "per update: {:.2} exact tests, {:.2} walk steps, {:.4} strip moves, {:.4} strip builds",
         (after.exact_tests - before.exact_tests) as f64 / n,
