@@ -8,9 +8,9 @@
 //! `deformed` (deformed once, then still; `deformed:STEP` at the wave's step STEP, 20 by default: the cost
 //! depends on the wave's phase), `deforming` (rewritten every 10 updates on this thread, untimed),
 //! `simulation` (rewritten every 10 updates by a second thread, which the timed one waits for, untimed), and
-//! two controls that separate what a rewrite costs: `same` (deformed once, then rewritten every 10 updates
-//! with the same positions: new versions, cold caches, the same geometry) and `flush` (the undeformed mesh,
-//! with 32 MB of unrelated memory written every 10 updates: cold caches only).
+//! two controls that separate what a rewrite costs, both on the mesh of `deformed` (`:STEP` too): `same`
+//! (rewritten every 10 updates with the same positions: new versions and cold caches, no new geometry) and
+//! `flush` (32 MB of unrelated memory written every 10 updates: cold caches only).
 //! Instructions per update, which do not depend on the machine's load, are the difference of two runs under
 //! `valgrind --tool=callgrind --toggle-collect='trocar::haptic::tracker::Tracker::update*'` with different
 //! UPDATES, divided by the difference.
@@ -32,13 +32,13 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage =
-        "usage: haptic_profile SPLIT UPDATES still|deformed[:STEP]|deforming|simulation|same|flush";
+    let usage = "usage: haptic_profile SPLIT UPDATES still|deformed|deforming|simulation|same|flush \
+                 (deformed, same and flush may end in :STEP)";
     let split: u32 = args.get(1).and_then(|s| s.parse().ok()).expect(usage);
     let updates: usize = args.get(2).and_then(|s| s.parse().ok()).expect(usage);
-    let (mode, held_step) = match args.get(3).map(String::as_str).expect(usage) {
-        m if m.starts_with("deformed:") => ("deformed", m[9..].parse().expect(usage)),
-        m => (m, 20),
+    let (mode, held_step) = match args.get(3).map(String::as_str).expect(usage).split_once(':') {
+        Some((m, step)) => (m, step.parse().expect(usage)),
+        None => (args[3].as_str(), 20),
     };
     let (rewrite, on_thread) = match mode {
         "still" | "deformed" | "flush" => (false, false),
@@ -62,7 +62,7 @@ fn main() {
     .expect("CPU context");
     let mesh = ctx.create_mesh(&p, &t).expect("mesh");
     let mut deformed = Vec::new();
-    if mode == "deformed" || mode == "same" {
+    if matches!(mode, "deformed" | "same" | "flush") {
         // Step 20 by default: the wave's phase 1 radian, held from then on.
         deform_step(&ctx, mesh, &wave, held_step, &mut deformed);
     }
