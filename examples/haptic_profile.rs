@@ -36,7 +36,12 @@ fn main() {
                  (deformed, same and flush may end in :STEP)";
     let split: u32 = args.get(1).and_then(|s| s.parse().ok()).expect(usage);
     let updates: usize = args.get(2).and_then(|s| s.parse().ok()).expect(usage);
-    let (mode, held_step) = match args.get(3).map(String::as_str).expect(usage).split_once(':') {
+    let (mode, held_step) = match args
+        .get(3)
+        .map(String::as_str)
+        .expect(usage)
+        .split_once(':')
+    {
         Some((m, step)) => (m, step.parse().expect(usage)),
         None => (args[3].as_str(), 20),
     };
