@@ -407,36 +407,59 @@ fn remainder_sequence(a: Poly, b: Poly) -> Vec<Poly> {
 }
 
 /// The Sturm sequence of `p` (the signed remainder sequence of p and p'), each member a positive multiple of
-/// the signed remainder's, as [`remainder_sequence`] gives it. Up to degree 3 in closed form: the remainders
-/// of a cubic and of its derivative are a few products of its coefficients, where the general sequence makes
-/// two pseudo-divisions and exact divisions of numbers reaching 1,500 bits (the coplanarity polynomial is a
-/// cubic, and its general sequence was a seventh of the cube-cliff vertex-face file's instructions).
+/// the signed remainder's, as [`remainder_sequence`] gives it. Up to degree 4 in closed form: the remainders
+/// of such a polynomial and of its derivative are a few products of its coefficients, where the general
+/// sequence makes two or three pseudo-divisions and exact divisions of numbers reaching 1,500 bits (the
+/// coplanarity polynomial is a cubic, and its general sequence was a seventh of the cube-cliff vertex-face
+/// file's instructions; the side polynomials of a vertex moving within its face's plane are quartics, and
+/// theirs a tenth after that).
 fn sturm_sequence(p: Poly) -> Vec<Poly> {
     let dp = p.derivative();
     let positive = |x: BigInt, lead: &BigInt| if lead.is_negative() { -x } else { x };
-    let third = match p.0.as_slice() {
+    let constant = |x: BigInt| Poly::new(vec![x]);
+    // The members after p and p', in order; the sequence ends before the first zero one.
+    let rest = match p.0.as_slice() {
         // a t² + b t + c: −rem(p, p') = (b² − 4ac) / 4a.
-        [c, b, a] => Some((Poly::new(vec![positive(b * b - a * c * 4u32, a)]), None)),
+        [c, b, a] => Some(vec![constant(positive(b * b - a * c * 4u32, a))]),
         // a t³ + b t² + c t + d: −rem(p, p') = ((2b² − 6ac) t + (bc − 9ad)) / 9a; for that e t + f (e ≠ 0),
         // −rem(p', e t + f) = −p'(−f/e) = −(3a f² − 2b e f + c e²) / e².
         [d, c, b, a] => {
             let e = positive(b * b * 2u32 - a * c * 6u32, a);
             let f = positive(b * c - a * d * 9u32, a);
             let fourth = (!e.is_zero())
-                .then(|| -(a * &f * &f * 3u32 - b * &e * &f * 2u32 + c * &e * &e))
-                .map(|x| Poly::new(vec![x]));
-            Some((Poly::new(vec![f, e]), fourth))
+                .then(|| constant(-(a * &f * &f * 3u32 - b * &e * &f * 2u32 + c * &e * &e)));
+            Some([Poly::new(vec![f, e])].into_iter().chain(fourth).collect())
+        }
+        // a t⁴ + b t³ + c t² + d t + e: −rem(p, p') = (A t² + B t + C) / 16a with A = 3b² − 8ac,
+        // B = 2bc − 12ad, C = bd − 16ae. For that quadratic (A ≠ 0; else the general sequence), the
+        // pseudo-remainder prem(p', A t² + B t + C) = A² rem is E t + F with −E = 2A²c − 3ABb − 4ACa + 4B²a
+        // and −F = A²d − 3ACb + 4BCa; then, for E ≠ 0, −rem(A t² + B t + C, E t + F) = −(A F² − B E F + C E²)
+        // / E². (Signs of a, A² and E² are the only factors: each member a positive multiple.)
+        [e0, d, c, b, a] => {
+            let qa = positive(b * b * 3u32 - a * c * 8u32, a);
+            let qb = positive(b * c * 2u32 - a * d * 12u32, a);
+            let qc = positive(b * d - a * e0 * 16u32, a);
+            (!qa.is_zero()).then(|| {
+                let qa2 = &qa * &qa;
+                let le = &qa * &qb * b * 3u32 + &qa * &qc * a * 4u32
+                    - &qa2 * c * 2u32
+                    - &qb * &qb * a * 4u32;
+                let lf = &qa * &qc * b * 3u32 - &qa2 * d - &qb * &qc * a * 4u32;
+                let fifth = (!le.is_zero())
+                    .then(|| constant(-(&qa * &lf * &lf - &qb * &le * &lf + &qc * &le * &le)));
+                [Poly::new(vec![qc, qb, qa]), Poly::new(vec![lf, le])]
+                    .into_iter()
+                    .chain(fifth)
+                    .collect::<Vec<_>>()
+            })
         }
         _ => None,
     };
-    let Some((third, fourth)) = third else {
+    let Some(rest) = rest else {
         return remainder_sequence(p, dp);
     };
     let mut seq = vec![p, dp];
-    if !third.is_zero() {
-        seq.push(third);
-        seq.extend(fourth.filter(|x| !x.is_zero()));
-    }
+    seq.extend(rest.into_iter().take_while(|m| !m.is_zero()));
     seq
 }
 
@@ -1627,10 +1650,12 @@ mod tests {
 
     #[test]
     fn closed_form_sturm_sequences_are_the_remainder_sequences() {
-        // Quadratics and cubics with random coefficients up to 2^210, with known rational roots (double and
-        // triple ones too) times large factors, negated at times, and cubics whose first remainder is a
-        // constant (b² = 3ac): every member of the closed form a positive multiple of the general sequence's,
-        // with as many members, for each length the closed forms can have.
+        // Quadratics, cubics and quartics with random coefficients up to 2^210, with known rational roots
+        // (double, triple and quadruple ones too) times large factors, negated at times, cubics whose first
+        // remainder is a constant (b² = 3ac), quartics whose first remainder is not a quadratic (3b² = 8ac:
+        // the general sequence then) or whose second is a constant: every member of the closed form a
+        // positive multiple of the general sequence's, with as many members, for each length the closed forms
+        // can have.
         let mut rng = crate::ccd::tests::Rng(0x57c7_0a11);
         let mut small = |n: i64| (rng.next_u64() % n as u64) as i64;
         let mut polys = vec![
@@ -1638,18 +1663,25 @@ mod tests {
             poly(&[-5, 3, -3, 1]),
             poly(&[7, 12, 6, 1]),
             poly(&[0, 0, 0, -2]),
+            // 3b² = 8ac: 3·4² = 8·1·6.
+            poly(&[1, -1, 6, 4, 1]),
+            poly(&[5, 0, 0, 0, -3]),
+            // The second remainder a constant.
+            poly(&[3, -2, -6, -3, 1]),
+            poly(&[-3, 6, 0, -3, 1]),
+            poly(&[2, 0, 2, -2, 1]).neg(),
         ];
-        for i in 0..3000 {
+        for i in 0..4500 {
             let mut p = if i % 2 == 0 {
-                let degree = 2 + small(2) as usize;
+                let degree = 2 + small(3) as usize;
                 Poly::new(
                     (0..=degree)
                         .map(|_| BigInt::from(small(2001) - 1000) << (small(200) as usize))
                         .collect(),
                 )
             } else {
-                let mut roots = random_roots(&mut small, 2, 2);
-                if roots.len() < 3 && small(3) == 0 {
+                let mut roots = random_roots(&mut small, 3, 2);
+                while roots.len() < 4 && small(3) == 0 {
                     roots.push(roots[0]);
                 }
                 with_roots(&roots).mul(&Poly::new(vec![
@@ -1680,17 +1712,28 @@ mod tests {
                 p.0.len() - 1,
                 closed.len(),
                 closed.get(2).map(|m| m.0.len()),
+                closed.get(3).map(|m| m.0.len()),
             ));
         }
         // Quadratics: two distinct roots or none (3 members), a double root (2). Cubics: the general case (4),
         // a double root (3), a triple root (2), a constant first remainder (3, its third member constant).
+        // Quartics: the general case (5), a double root (4), a triple root or two double roots (3), a
+        // quadruple root (2), a first remainder of degree 1 or 0 (general sequence: its third member linear
+        // or constant), a constant second remainder (4, its fourth member constant).
         for shape in [
-            (2, 3, Some(1)),
-            (2, 2, None),
-            (3, 4, Some(2)),
-            (3, 3, Some(2)),
-            (3, 2, None),
-            (3, 3, Some(1)),
+            (2, 3, Some(1), None),
+            (2, 2, None, None),
+            (3, 4, Some(2), Some(1)),
+            (3, 3, Some(2), None),
+            (3, 2, None, None),
+            (3, 3, Some(1), None),
+            (4, 5, Some(3), Some(2)),
+            (4, 4, Some(3), Some(2)),
+            (4, 3, Some(3), None),
+            (4, 2, None, None),
+            (4, 4, Some(2), Some(1)),
+            (4, 3, Some(1), None),
+            (4, 4, Some(3), Some(1)),
         ] {
             assert!(seen.contains(&shape), "{shape:?} not drawn: {seen:?}");
         }
