@@ -14,8 +14,8 @@
 //!   each polynomial homogeneous in the coordinates: no sign changes).
 //! - D's real roots in [0, 1] are isolated by bisection with Sturm sequences, in time order, between ends
 //!   that are dyadic rationals; a root that is itself a bisection point is divided out exactly. The Sturm
-//!   sequence of a quadratic or a cubic (D itself) is written in closed form from its coefficients; other
-//!   Sturm and Tarski sequences are subresultant sequences (exact divisions keep their coefficients from
+//!   sequence of a quadratic, a cubic (D itself) or a quartic (a vertex-face side polynomial) is written in
+//!   closed form from its coefficients; other Sturm and Tarski sequences are subresultant sequences (exact divisions keep their coefficients from
 //!   doubling in size at each member), signs set to those of the signed remainders.
 //! - An isolated root is narrowed in one step where floating point can place it: D's image (Newton's method)
 //!   estimates the root, rounded to c = m/2^k, and D's exact signs at c and at its neighbour (m ± 1)/2^k
