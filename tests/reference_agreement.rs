@@ -76,6 +76,40 @@ fn closest_points_agree_with_the_exact_reference() {
     }
 }
 
+#[test]
+fn haptic_probe_closest_points_agree_with_the_exact_reference() {
+    // A tracker's segment probes: random segments, and segments leaving the triangle's neighbourhood in a
+    // random direction from a point near it, as a tool's tip over a surface does (then the triangle often
+    // lies wholly behind that end, and the probe measures from the end alone).
+    use trocar::geometry::closest::PreparedTriangle;
+    use trocar::haptic::dynamic_point::Probe;
+    let mut rng = Rng(23);
+    let mut at_an_end = 0;
+    for i in 0..40_000 {
+        let tri = [
+            rng.point(-2.0, 2.0),
+            rng.point(-2.0, 2.0),
+            rng.point(-2.0, 2.0),
+        ];
+        let a = rng.point(-3.0, 3.0);
+        let b = if i % 2 == 0 {
+            rng.point(-3.0, 3.0)
+        } else {
+            let (a, d) = (Vec3::from(a), Vec3::from(rng.point(-1.0, 1.0)));
+            (a + d * rng.range(1.0, 9.0)).into()
+        };
+        let probe = Probe::Segment(a.into(), b.into());
+        let fast = probe.closest(&PreparedTriangle::new(tri.map(Vec3::from)));
+        let slow = exact::segment_triangle(d3(a), d3(b), tri.map(d3));
+        assert!(
+            (f64::from(fast.distance) - slow.distance).abs() < 1e-4,
+            "{fast:?} vs {slow:?}"
+        );
+        at_an_end += usize::from(fast.on_tool == Vec3::from(a) || fast.on_tool == Vec3::from(b));
+    }
+    assert!(at_an_end > 10_000, "{at_an_end} closest points at an end");
+}
+
 /// The CPU on 1 and 2 threads gives bit-identical answers; every backend gives bit-identical answers when asked
 /// the same thing twice (the GPU's parallel hit collection must not leak its scheduling into the output). How the
 /// GPU's answers compare with the CPU's is tests/gpu_agreement.rs.
