@@ -1,7 +1,8 @@
 //! Per-update cost of a one-segment haptic tracker on the subdivided liver, split the way the profile of the
-//! `haptic` bench needs it: updates in contact against those apart from the surface, and, while the mesh is
-//! rewritten every 10 updates, by the update's place after the rewrite (the first one after it reads cold
-//! positions). Finds where a mesh size's extra time goes; not a benchmark (see `cargo bench --bench haptic`).
+//! `haptic` bench needs it: updates in contact against those apart from the surface, the ones in contact also
+//! by whether the tool's axis crosses the surface (the bench's median update is one of those: 43 % of its
+//! updates are apart, 36 % crossing), and, while the mesh is rewritten every 10 updates, by the update's place
+//! after the rewrite (the first one after it reads cold positions). Finds where a mesh size's extra time goes; not a benchmark (see `cargo bench --bench haptic`).
 //!
 //! `cargo run --release --example haptic_profile -- SPLIT UPDATES MODE` with SPLIT the edge split of the bench
 //! (1: the 4.4k liver, 5: 110k triangles, 16: 1.12M) and MODE one of `still` (positions never rewritten),
@@ -84,6 +85,8 @@ fn main() {
     let before = tracker.stats().unwrap();
     let mut by_place: Vec<Vec<f64>> = vec![Vec::new(); PER_STEP];
     let mut apart = Vec::new();
+    // Updates in contact other than the first after a rewrite, the tool's axis crossing the surface or not.
+    let (mut crossing, mut near) = (Vec::new(), Vec::new());
     // Exact tests of the updates in contact, by place after a rewrite.
     let mut tests_by_place = [0u64; PER_STEP];
     let lockstep = Lockstep::default();
@@ -122,6 +125,13 @@ fn main() {
             tracker.update(&tool, &mut contacts).unwrap();
             let us = t0.elapsed().as_secs_f64() * 1e6;
             if contacts[0].penetration > 0.0 {
+                if i % PER_STEP != 0 {
+                    if contacts[0].signed_distance <= 0.0 {
+                        crossing.push(us)
+                    } else {
+                        near.push(us)
+                    }
+                }
                 by_place[i % PER_STEP].push(us);
                 tests_by_place[i % PER_STEP] += tracker.stats().unwrap().exact_tests - tests;
             } else {
@@ -143,6 +153,14 @@ fn main() {
         contact_tests as f64 / touching.max(1) as f64,
         median(&mut apart),
         apart.len()
+    );
+    println!(
+        "in contact, not right after a rewrite: axis crossing the surface {:.3} us median over {}, apart from it \
+         {:.3} us over {}",
+        median(&mut crossing),
+        crossing.len(),
+        median(&mut near),
+        near.len()
     );
     let places: Vec<String> = by_place
         .iter_mut()
