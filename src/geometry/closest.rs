@@ -129,6 +129,26 @@ impl PreparedTriangle {
         inside.then_some(x)
     }
 
+    /// Where segment `[p, q]` crosses the (proper) triangle's plane outside the triangle, the edge it crosses
+    /// beyond (edge `i` joins corners `i` and `i + 1`: the first whose outer side holds the crossing point);
+    /// `None` if it does not cross the plane, crosses it inside, or the triangle is degenerate.
+    #[inline]
+    pub fn crossed_beyond(&self, p: Vec3, q: Vec3) -> Option<usize> {
+        if !self.proper {
+            return None;
+        }
+        let n = self.n;
+        let dp = n.dot(p - self.a);
+        let dq = n.dot(q - self.a);
+        if (dp > 0.0 && dq > 0.0) || (dp < 0.0 && dq < 0.0) || dp == dq {
+            return None;
+        }
+        let x = p + (q - p) * (dp / (dp - dq));
+        [(self.a, self.b), (self.b, self.c), (self.c, self.a)]
+            .iter()
+            .position(|&(from, to)| n.dot((to - from).cross(x - from)) < 0.0)
+    }
+
     /// Closest point to `p` on the (proper) triangle, and whether it lies inside the face rather than on the
     /// boundary (Ericson's Voronoi-region walk).
     #[inline]
@@ -347,6 +367,36 @@ mod tests {
         let c = segment_triangle(Vec3::new(0.2, 0.2, -1.0), Vec3::new(0.2, 0.2, 3.0), TRI);
         assert_eq!(c.distance, 0.0);
         assert!((c.on_tool - Vec3::new(0.2, 0.2, 0.0)).length() < 1e-6);
+    }
+
+    #[test]
+    fn crossing_beyond_an_edge() {
+        let t = PreparedTriangle::new(TRI);
+        let through =
+            |x: f32, y: f32| t.crossed_beyond(Vec3::new(x, y, -1.0), Vec3::new(x, y, 2.0));
+        // Edge 0 joins corners 0 and 1 (y = 0), edge 1 corners 1 and 2 (x + y = 1), edge 2 corners 2 and 0.
+        assert_eq!(through(0.5, -0.2), Some(0));
+        assert_eq!(through(0.7, 0.7), Some(1));
+        assert_eq!(through(-0.2, 0.5), Some(2));
+        // Beyond a corner: the first edge whose outer side holds it.
+        assert_eq!(through(-0.2, -0.2), Some(0));
+        // Inside: pierced, not beyond.
+        assert_eq!(through(0.2, 0.2), None);
+        // Not crossing the plane (above it, or parallel in it), or a degenerate triangle.
+        let above = t.crossed_beyond(Vec3::new(2.0, 2.0, 1.0), Vec3::new(3.0, 2.0, 2.0));
+        assert_eq!(above, None);
+        let within = t.crossed_beyond(Vec3::new(2.0, 2.0, 0.0), Vec3::new(3.0, 2.0, 0.0));
+        assert_eq!(within, None);
+        let flat = PreparedTriangle::new([Vec3::ZERO, Vec3::X, Vec3::X * 2.0]);
+        assert_eq!(
+            flat.crossed_beyond(Vec3::new(5.0, 1.0, -1.0), Vec3::new(5.0, 1.0, 1.0)),
+            None
+        );
+        // The segment's direction does not matter.
+        assert_eq!(
+            t.crossed_beyond(Vec3::new(0.7, 0.7, 2.0), Vec3::new(0.7, 0.7, -1.0)),
+            Some(1)
+        );
     }
 
     #[test]

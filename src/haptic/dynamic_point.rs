@@ -212,6 +212,25 @@ pub fn walk<P: Positions>(
     counters: &mut WalkCounters,
 ) -> Found {
     let mut best = start;
+    // A segment that crossed the surface through the last triangle and no longer does most often crosses it
+    // through the triangle across the edge it now passes beyond: one test there finds a crossing (distance 0,
+    // which nothing beats) without examining the ring, whose triangles the segment's plane crossings leave
+    // no bound to rule out. On the 1.12M-triangle liver the crossing moves to another triangle every few
+    // updates.
+    if let Probe::Segment(p, q) = *probe
+        && best.closest.distance > 0.0
+        && max_steps > 0
+        && let Some(edge) = best.prepared.crossed_beyond(p, q)
+    {
+        let across = topology.adjacency.edge_neighbours(best.triangle)[edge];
+        if (across as usize) < topology.triangles.len() {
+            let found = evaluate(pos, topology, across, probe, counters);
+            if found.closest.distance <= 0.0 {
+                counters.steps += 1;
+                return found;
+            }
+        }
+    }
     // The corners of the triangle the walk just left. Every triangle sharing one of them was examined from
     // there and found no closer than the distance then, which the move beat: skipping them saves most of a
     // step's work, since two neighbouring triangles' rings overlap in about two thirds of their triangles.
@@ -332,6 +351,61 @@ mod tests {
                     assert_eq!(found.triangle, target, "from {start}, {probe:?}");
                 }
             }
+        }
+    }
+
+    /// A flat `n` x `n` grid of unit squares in the plane z = 0, two triangles each.
+    fn grid(n: u32) -> (Vec<Vec3>, Topology) {
+        let p = (0..=n)
+            .flat_map(|j| (0..=n).map(move |i| Vec3::new(i as f32, j as f32, 0.0)))
+            .collect();
+        let mut t = Vec::new();
+        for j in 0..n {
+            for i in 0..n {
+                let a = j * (n + 1) + i;
+                t.push([a, a + 1, a + n + 2]);
+                t.push([a, a + n + 2, a + n + 1]);
+            }
+        }
+        let vertices = ((n + 1) * (n + 1)) as usize;
+        (p, Topology::new(&t, vertices, 0).unwrap())
+    }
+
+    #[test]
+    fn a_segment_crossing_the_surface_next_door_is_found_in_one_test() {
+        let (p, topology) = grid(4);
+        let crossing = |t: u32| {
+            let [a, b, c] = topology.triangles[t as usize].map(|v| p[v as usize]);
+            let centroid = (a + b + c) / 3.0;
+            Probe::Segment(centroid + Vec3::new(0.05, -0.02, 1.0), centroid - Vec3::Z)
+        };
+        for target in 0..topology.triangles.len() as u32 {
+            let probe = crossing(target);
+            for start in 0..topology.triangles.len() as u32 {
+                let mut counters = WalkCounters::default();
+                let s = evaluate(&p, &topology, start, &probe, &mut counters);
+                let found = walk(&p, &topology, s, &probe, 64, &mut counters);
+                assert_eq!(found.closest.distance, 0.0, "from {start} to {target}");
+                assert_eq!(found.triangle, target, "from {start}");
+                let across = topology.adjacency.edge_neighbours(start);
+                if across.contains(&target) {
+                    // The start, then the triangle across the edge the segment passes beyond.
+                    assert_eq!(counters.exact_tests, 2, "from {start} to {target}");
+                    assert_eq!(counters.steps, 1);
+                }
+            }
+            // No move allowed: the start stays, crossed or not.
+            let mut counters = WalkCounters::default();
+            let across = topology.adjacency.edge_neighbours(target);
+            let start = *across
+                .iter()
+                .find(|&&n| n != crate::haptic::adjacency::NONE)
+                .unwrap();
+            let s = evaluate(&p, &topology, start, &probe, &mut counters);
+            assert_eq!(
+                walk(&p, &topology, s, &probe, 0, &mut counters).triangle,
+                start
+            );
         }
     }
 
