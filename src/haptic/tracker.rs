@@ -639,8 +639,13 @@ impl State {
                     self.segments[k],
                     &targets,
                     room,
+                    // The dynamic point's triangle was just evaluated against this segment, on these positions.
                     &mut |t| Checked {
-                        found: evaluate(pos, topology, t, &probe, &mut counters),
+                        found: if t == found.triangle {
+                            found
+                        } else {
+                            evaluate(pos, topology, t, &probe, &mut counters)
+                        },
                         travel,
                         version,
                     },
@@ -663,12 +668,20 @@ impl State {
                     );
                 }
                 // Most strip triangles stop at the distance bound; only those it lets through are read whole.
-                let limit = if to_beat > 0.0 {
-                    f64::from(to_beat) + travel
+                // A segment touching or crossing the surface has nothing to beat: only the routes' cut-short
+                // ends can need a check, not the whole strip (32 triangles on a fine mesh, every update).
+                let (limit, scan) = if to_beat > 0.0 {
+                    (f64::from(to_beat) + travel, cache.len())
                 } else {
-                    f64::NEG_INFINITY
+                    (f64::NEG_INFINITY, 0)
                 };
-                for i in usize::from(leads)..cache.len() {
+                let first = usize::from(leads);
+                let [cut_a, cut_b] = cache.cut_short;
+                let cut_ends = [cut_a, cut_b.filter(|&j| Some(j) != cut_a)]
+                    .into_iter()
+                    .flatten()
+                    .filter(|&j| scan == 0 && j >= first);
+                for i in (first..scan).chain(cut_ends) {
                     let cut_short = cache.cut_short.contains(&Some(i));
                     if cache.horizons()[i] >= limit && !cut_short {
                         continue;
