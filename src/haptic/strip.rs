@@ -214,7 +214,9 @@ fn horizon(c: &Checked) -> f64 {
 /// A strip triangle with its last exact check.
 #[derive(Clone, Copy, Debug)]
 pub struct Checked {
-    /// The triangle and its closest points to the segment then.
+    /// The triangle and its closest points to the segment then; for an end point's triangle a kept strip took
+    /// on untested, distance 0 (a lower bound) and the end point's closest points (see the tracker's
+    /// carry-over): nothing reads a kept entry's points, only its distance (as a bound) and its corners.
     pub found: Found,
     /// The strip's travel ([`StripCache::travel`]) at that check.
     pub travel: f64,
