@@ -11,7 +11,8 @@
 //! `simulation` (rewritten every 10 updates by a second thread, which the timed one waits for, untimed), and
 //! two controls that separate what a rewrite costs, both on the mesh of `deformed` (`:STEP` too): `same`
 //! (rewritten every 10 updates with the same positions: new versions and cold caches, no new geometry) and
-//! `flush` (32 MB of unrelated memory written every 10 updates: cold caches only).
+//! `flush` (32 MB of unrelated memory written every 10 updates: cold caches only). An optional fourth argument
+//! is the strip's length bound (32 by default, as in the bench; 0: the bare dynamic point).
 //! Instructions per update, which do not depend on the machine's load, are the difference of two runs under
 //! `valgrind --tool=callgrind --toggle-collect='trocar::haptic::tracker::Tracker::update*'` with different
 //! UPDATES, divided by the difference.
@@ -33,7 +34,7 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: haptic_profile SPLIT UPDATES still|deformed|deforming|simulation|same|flush \
+    let usage = "usage: haptic_profile SPLIT UPDATES still|deformed|deforming|simulation|same|flush [STRIP] \
                  (deformed, same and flush may end in :STEP)";
     let split: u32 = args.get(1).and_then(|s| s.parse().ok()).expect(usage);
     let updates: usize = args.get(2).and_then(|s| s.parse().ok()).expect(usage);
@@ -46,6 +47,7 @@ fn main() {
         Some((m, step)) => (m, step.parse().expect(usage)),
         None => (args[3].as_str(), 20),
     };
+    let max_strip_length: u32 = args.get(4).map_or(32, |s| s.parse().expect(usage));
     let (rewrite, on_thread) = match mode {
         "still" | "deformed" | "flush" => (false, false),
         "deforming" | "same" => (true, false),
@@ -74,7 +76,7 @@ fn main() {
     }
     let def = TrackerDef {
         segment_count: 1,
-        max_strip_length: 32,
+        max_strip_length,
     };
     let tracker = ctx.create_tracker(mesh, &def).expect("tracker");
     let mut contacts = vec![Contact::default(); 1];
