@@ -112,41 +112,58 @@ impl PreparedTriangle {
         self.proper
     }
 
-    /// Where segment `[p, q]` crosses the (proper) triangle, if it does.
+    /// Where segment `[p, q]` meets the (proper) triangle's plane, and whether it lies in that plane (then the
+    /// point is `p`); `None` when it lies wholly on one side.
     #[inline]
-    fn pierced_by(&self, p: Vec3, q: Vec3) -> Option<Vec3> {
-        let n = self.n;
-        let dp = n.dot(p - self.a);
-        let dq = n.dot(q - self.a);
+    fn plane_crossing(&self, p: Vec3, q: Vec3) -> Option<(Vec3, bool)> {
+        let dp = self.n.dot(p - self.a);
+        let dq = self.n.dot(q - self.a);
         if (dp > 0.0 && dq > 0.0) || (dp < 0.0 && dq < 0.0) {
             return None;
         }
-        let s = if dp == dq { 0.0 } else { dp / (dp - dq) };
-        let x = p + (q - p) * s;
-        let inside = n.dot(self.ab.cross(x - self.a)) >= 0.0
-            && n.dot((self.c - self.b).cross(x - self.b)) >= 0.0
-            && n.dot((self.a - self.c).cross(x - self.c)) >= 0.0;
-        inside.then_some(x)
+        let within = dp == dq;
+        let s = if within { 0.0 } else { dp / (dp - dq) };
+        Some((p + (q - p) * s, within))
+    }
+
+    /// The first edge (edge `i` joins corners `i` and `i + 1`) whose outer side holds point `x` of the
+    /// (proper) triangle's plane; `None` when `x` lies inside the triangle or on its boundary (a NaN side,
+    /// from overflowing coordinates, counts as outside: such a point is not known to be inside).
+    #[inline]
+    fn edge_beyond(&self, x: Vec3) -> Option<usize> {
+        let n = self.n;
+        [
+            (self.a, self.ab),
+            (self.b, self.c - self.b),
+            (self.c, self.a - self.c),
+        ]
+        .iter()
+        .position(|&(from, along)| {
+            n.dot(along.cross(x - from))
+                .partial_cmp(&0.0)
+                .is_none_or(|o| o.is_lt())
+        })
+    }
+
+    /// Where segment `[p, q]` crosses the (proper) triangle, if it does.
+    #[inline]
+    fn pierced_by(&self, p: Vec3, q: Vec3) -> Option<Vec3> {
+        let (x, _) = self.plane_crossing(p, q)?;
+        self.edge_beyond(x).is_none().then_some(x)
     }
 
     /// Where segment `[p, q]` crosses the (proper) triangle's plane outside the triangle, the edge it crosses
-    /// beyond (edge `i` joins corners `i` and `i + 1`: the first whose outer side holds the crossing point);
-    /// `None` if it does not cross the plane, crosses it inside, or the triangle is degenerate.
+    /// beyond ([`Self::edge_beyond`]); `None` if it does not cross the plane (or lies in it), crosses it
+    /// inside, or the triangle is degenerate.
     #[inline]
     pub fn crossed_beyond(&self, p: Vec3, q: Vec3) -> Option<usize> {
         if !self.proper {
             return None;
         }
-        let n = self.n;
-        let dp = n.dot(p - self.a);
-        let dq = n.dot(q - self.a);
-        if (dp > 0.0 && dq > 0.0) || (dp < 0.0 && dq < 0.0) || dp == dq {
-            return None;
+        match self.plane_crossing(p, q)? {
+            (_, true) => None,
+            (x, false) => self.edge_beyond(x),
         }
-        let x = p + (q - p) * (dp / (dp - dq));
-        [(self.a, self.b), (self.b, self.c), (self.c, self.a)]
-            .iter()
-            .position(|&(from, to)| n.dot((to - from).cross(x - from)) < 0.0)
     }
 
     /// Closest point to `p` on the (proper) triangle, and whether it lies inside the face rather than on the

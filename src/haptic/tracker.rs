@@ -640,7 +640,7 @@ impl State {
                     &targets,
                     room,
                     &mut |t| {
-                        let found = if t == found.triangle {
+                        let checked = if t == found.triangle {
                             // Just evaluated against this segment, on these positions.
                             found
                         } else if let Some(end) = self.found_ends[k..k + 2]
@@ -664,7 +664,7 @@ impl State {
                             evaluate(pos, topology, t, &probe, &mut counters)
                         };
                         Checked {
-                            found,
+                            found: checked,
                             travel,
                             version,
                         }
@@ -690,17 +690,14 @@ impl State {
                 // Most strip triangles stop at the distance bound; only those it lets through are read whole.
                 // A segment touching or crossing the surface has nothing to beat: only the routes' cut-short
                 // ends can need a check, not the whole strip (32 triangles on a fine mesh, every update).
-                let (limit, scan) = if to_beat > 0.0 {
-                    (f64::from(to_beat) + travel, cache.len())
+                let (limit, scan, cut_ends) = if to_beat > 0.0 {
+                    (f64::from(to_beat) + travel, cache.len(), [None; 2])
                 } else {
-                    (f64::NEG_INFINITY, 0)
+                    let [a, b] = cache.cut_short;
+                    (f64::NEG_INFINITY, 0, [a, b.filter(|&j| Some(j) != a)])
                 };
                 let first = usize::from(leads);
-                let [cut_a, cut_b] = cache.cut_short;
-                let cut_ends = [cut_a, cut_b.filter(|&j| Some(j) != cut_a)]
-                    .into_iter()
-                    .flatten()
-                    .filter(|&j| scan == 0 && j >= first);
+                let cut_ends = cut_ends.into_iter().flatten().filter(|&j| j >= first);
                 for i in (first..scan).chain(cut_ends) {
                     let cut_short = cache.cut_short.contains(&Some(i));
                     if cache.horizons()[i] >= limit && !cut_short {
