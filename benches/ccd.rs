@@ -1,8 +1,8 @@
 //! Continuous collision detection cost.
 //!
 //! `cargo bench --bench ccd` prints two Markdown tables:
-//! - the primitive tests (`trocar::ccd::vertex_face` / `edge_edge`) on every query of the shared CCD samples
-//!   (`../shared/data/ccd/`), one thread: queries per second, and the false negatives / positives against the
+//! - the primitive tests (`trocar::ccd::vertex_face` / `edge_edge`) on every query of the CCD benchmark samples
+//!   (`data/ccd/`), one thread: queries per second, and the false negatives / positives against the
 //!   files' exact ground truth;
 //! - one mesh-against-mesh step (`Context::query_ccd`): the liver against a tool mesh swept through it, and
 //!   against a second, deforming liver pressed into it, with each per-primitive culling (sort-and-sweep, a
@@ -149,7 +149,7 @@ fn mesh_rows(scene: &Scene, quick: bool) -> [(f64, f64, usize, usize); 4] {
 
 fn main() {
     let quick = quick_mode();
-    println!("## Primitive tests on the shared CCD samples (one thread, min_separation 0)\n");
+    println!("## Primitive tests on the CCD benchmark samples (one thread, min_separation 0)\n");
     println!("| file | queries | Mqueries/s | false negatives | false positives |");
     println!("|---|---:|---:|---:|---:|");
     let files: [(&str, Test); 6] = [
@@ -182,7 +182,7 @@ fn main() {
         allow_software_gpu: false,
     };
     let (liver_p, liver_t) =
-        trocar::obj::load_obj(common::liver_path()).expect("the shared liver mesh");
+        trocar::obj::load_obj(common::liver_path()).expect("the liver mesh (data/meshes)");
     let (lo, hi) = common::bounds(&liver_p);
     let center = (lo + hi) / 2.0;
     let mut scenes = Vec::new();

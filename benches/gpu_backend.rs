@@ -24,8 +24,8 @@
 //! marked so. Every measurement stops after a time budget, so the full run stays within minutes even there.
 //! `-- --quick` (or `TROCAR_BENCH_QUICK=1`) is a smoke run: the 4.4k mesh, a few iterations.
 //!
-//! Needs nothing but `cargo bench --bench gpu_backend` and `../shared` beside the checkout (or the liver OBJ in
-//! `TROCAR_LIVER_OBJ`).
+//! Needs nothing but `cargo bench --bench gpu_backend` (the liver is `data/meshes/liver-smooth.obj`, or the OBJ
+//! file named by `TROCAR_LIVER_OBJ`).
 
 mod common;
 

@@ -2,7 +2,7 @@
 # Tests the Python (ctypes) and C# (P/Invoke, under Mono) bindings against the built library.
 # Builds nothing Rust: expects target/release/libtrocar.so (cargo build --release --lib), the C examples built
 # in $TROCAR_EXAMPLES_DIR (default target/examples_c; see examples_c/CMakeLists.txt), and the liver mesh at
-# $TROCAR_SHARED/data/meshes/liver-smooth.obj (default ../shared beside the checkout). Needs python3 (numpy
+# $TROCAR_DATA/meshes/liver-smooth.obj (default: the repository's data/). Needs python3 (numpy
 # optional) and Mono's mcs and mono (Debian: mono-mcs, mono-runtime). Exits non-zero on any failure.
 #
 # The C example liver_steps checks its 60 steps against double-precision reference geometry and records every
@@ -13,15 +13,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 lib=target/release/libtrocar.so
-shared="${TROCAR_SHARED:-../shared}"
+data_dir="${TROCAR_DATA:-data}"
 examples="${TROCAR_EXAMPLES_DIR:-target/examples_c}"
 out=target/bindings
 if [ ! -f "$lib" ]; then
     echo "error: $lib not found: run cargo build --release --lib first" >&2
     exit 1
 fi
-if [ ! -f "$shared/data/meshes/liver-smooth.obj" ]; then
-    echo "error: $shared/data/meshes/liver-smooth.obj not found (set TROCAR_SHARED or put ../shared beside the checkout)" >&2
+if [ ! -f "$data_dir/meshes/liver-smooth.obj" ]; then
+    echo "error: $data_dir/meshes/liver-smooth.obj not found (the repository's data/, or set TROCAR_DATA)" >&2
     exit 1
 fi
 if [ ! -x "$examples/liver_steps" ]; then
@@ -36,12 +36,12 @@ record="$out/liver_steps.record"
 rm -f "$record"
 
 echo "--- bindings: the C example's record"
-"$examples/liver_steps" "$shared" cpu "$record" >"$out/liver_steps.log" ||
+"$examples/liver_steps" "$data_dir" cpu "$record" >"$out/liver_steps.log" ||
     { tail -n 20 "$out/liver_steps.log"; echo "error: liver_steps failed (log: $out/liver_steps.log)" >&2; exit 1; }
 tail -n 1 "$out/liver_steps.log"
 
 echo "--- bindings: Python (ctypes)"
-TROCAR_LIBRARY="$PWD/$lib" TROCAR_SHARED="$shared" TROCAR_C_RECORD="$record" python3 bindings/python/test_trocar.py
+TROCAR_LIBRARY="$PWD/$lib" TROCAR_DATA="$data_dir" TROCAR_C_RECORD="$record" python3 bindings/python/test_trocar.py
 
 echo "--- bindings: C# (P/Invoke under Mono)"
 mcs -unsafe -warnaserror -out:"$out/csharp/TrocarTest.exe" bindings/csharp/Trocar.cs bindings/csharp/TrocarTest.cs
@@ -49,6 +49,6 @@ mcs -unsafe -warnaserror -out:"$out/csharp/TrocarTest.exe" bindings/csharp/Troca
 mcs -unsafe -warnaserror -define:TROCAR_NO_SPAN -target:library -out:"$out/csharp/TrocarNoSpan.dll" bindings/csharp/Trocar.cs
 # [DllImport("trocar")]: Mono finds libtrocar.so through LD_LIBRARY_PATH.
 LD_LIBRARY_PATH="$PWD/target/release${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    mono --debug "$out/csharp/TrocarTest.exe" "$shared" "$record"
+    mono --debug "$out/csharp/TrocarTest.exe" "$data_dir" "$record"
 
 echo "--- bindings: all passed"

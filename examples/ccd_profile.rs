@@ -1,4 +1,4 @@
-//! Per-query cost of the CCD primitive tests on one shared sample file: for each query, its ground truth,
+//! Per-query cost of the CCD primitive tests on one CCD sample file: for each query, its ground truth,
 //! the answer, the reported time of impact and the time one call takes (mean of 20). Finds which queries a
 //! file's rate goes to (`cargo run --release --example ccd_profile -- unit-tests--vertex-face.csv`).
 //!
@@ -16,7 +16,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let name = args
         .get(1)
-        .expect("usage: ccd_profile FILE.csv [--repeat N] (a file of ../shared/data/ccd)");
+        .expect("usage: ccd_profile FILE.csv [--repeat N] (a file of data/ccd)");
     let repeat: Option<usize> = match args.get(2).map(String::as_str) {
         Some("--repeat") => Some(
             args.get(3)

@@ -218,7 +218,7 @@ fn run() -> Result<(), String> {
     let path = common::liver_path();
     if !path.is_file() {
         return Err(format!(
-            "the liver mesh {} is missing (it ships with the project's shared data)",
+            "the liver mesh {} is missing (it ships in the repository's data/ directory)",
             path.display()
         ));
     }

@@ -3,7 +3,7 @@
 // requires identical hits and feedback, and checks that failures throw trocar::Error with the right status.
 // trocar.hpp is included twice to exercise its include guard.
 //
-// Usage: cpp_wrapper <shared-dir>   (reads <shared-dir>/data/meshes/liver-smooth.obj; exit 77 when it is missing)
+// Usage: cpp_wrapper <data-dir>   (reads <data-dir>/meshes/liver-smooth.obj; exit 77 when it is missing)
 #include "trocar.hpp"
 #include "trocar.hpp"
 
@@ -182,8 +182,8 @@ void exercise_views(const trocar::Results &res) {
 }  // namespace
 
 int main(int argc, char **argv) {
-    const std::string shared = argc > 1 ? argv[1] : "../shared";
-    const std::string path = shared + "/data/meshes/liver-smooth.obj";
+    const std::string data_dir = argc > 1 ? argv[1] : "data";
+    const std::string path = data_dir + "/meshes/liver-smooth.obj";
     std::vector<float> rest;
     std::vector<std::uint32_t> tri;
     if (!load_obj(path, rest, tri)) {

@@ -4,8 +4,8 @@
  * Each step also submits its queries asynchronously (trocar_query_submit) and collects them at the next step,
  * after the liver has moved (trocar_results_wait): the answers must be those of the mesh at submission.
  *
- * Usage: liver_steps <shared-dir> [cpu|gpu] [reference-out]
- *        reads <shared-dir>/data/meshes/liver-smooth.obj; default cpu; gpu allows a software adapter such as Mesa's
+ * Usage: liver_steps <data-dir> [cpu|gpu] [reference-out]
+ *        reads <data-dir>/meshes/liver-smooth.obj; default cpu; gpu allows a software adapter such as Mesa's
  *        lavapipe. With reference-out, every position update and every single query of the 60 steps, with the
  *        hits it got (checked here against the double-precision reference), are written there as text: the
  *        bindings' tests replay them and must get the same hits (bindings/run-tests.sh).
@@ -569,7 +569,7 @@ static int collect_async(Scene *sc, TrocarResults *r, const Desc d[2], const Hit
 }
 
 int main(int argc, char **argv) {
-    const char *shared = argc > 1 ? argv[1] : "../shared";
+    const char *data_dir = argc > 1 ? argv[1] : "data";
     const char *backend_name = argc > 2 ? argv[2] : "cpu";
     char path[4096];
     Scene sc;
@@ -593,10 +593,10 @@ int main(int argc, char **argv) {
         printf("liver_steps: unknown backend '%s' (cpu or gpu)\n", backend_name);
         return 1;
     }
-    snprintf(path, sizeof path, "%s/data/meshes/liver-smooth.obj", shared);
+    snprintf(path, sizeof path, "%s/meshes/liver-smooth.obj", data_dir);
     rc = load_obj(path, &sc.m);
     if (rc < 0) {
-        printf("liver_steps: cannot open %s (pass the shared directory as the first argument); skipped\n", path);
+        printf("liver_steps: cannot open %s (pass the repository's data directory as the first argument); skipped\n", path);
         return EXIT_SKIP;
     }
     if (rc > 0) return 1;

@@ -1,7 +1,7 @@
 // sofa_like_step_loop: the step loop of a SOFA-like simulator around trocar, through the C++ wrapper
 // (bindings/cpp/trocar.hpp).
 //
-// The organ is a small mass-spring model of the SOFA liver: one particle per vertex of the shared mesh, a spring
+// The organ is a small mass-spring model of the SOFA liver: one particle per vertex of the vendored mesh, a spring
 // per edge and a tether per vertex to its rest position (standing in for the parenchyma and the ligaments), with
 // mass-proportional damping. A rigid tool of radius 2.5 mm pivots about a fixed trocar point above the liver and
 // its tip follows a scripted trajectory (what a haptic device would give): a slow palpation, a fast swing under
@@ -28,7 +28,7 @@
 //     point, measured (the counts are printed).
 //   - the palpation really deforms the organ (the check above is not met by keeping the tool away).
 //
-// Usage: sofa_like_step_loop <shared-dir> [cpu|gpu]   (reads <shared-dir>/data/meshes/liver-smooth.obj)
+// Usage: sofa_like_step_loop <data-dir> [cpu|gpu]   (reads <data-dir>/meshes/liver-smooth.obj)
 // Exit status: 0 passed, 1 a check failed, 77 skipped: the mesh file is missing, or gpu was asked for and no
 // adapter exists, unless the environment variable CI is "true".
 #include <algorithm>
@@ -453,13 +453,13 @@ RunResult run(const Mesh &m, const Script &script, const TrocarContextDef &def, 
 } // namespace
 
 int main(int argc, char **argv) {
-    const char *shared = argc > 1 ? argv[1] : "../shared";
+    const char *data_dir = argc > 1 ? argv[1] : "data";
     std::string backend_name = argc > 2 ? argv[2] : "cpu";
     if (backend_name != "cpu" && backend_name != "gpu") {
         std::printf("sofa_like_step_loop: unknown backend '%s' (cpu or gpu)\n", backend_name.c_str());
         return 1;
     }
-    std::string path = std::string(shared) + "/data/meshes/liver-smooth.obj";
+    std::string path = std::string(data_dir) + "/meshes/liver-smooth.obj";
     Mesh m;
     std::memset(&m, 0, sizeof m);
     int rc = load_obj(path.c_str(), &m);

@@ -6,7 +6,7 @@
  * and a batch of both. Every answer must be exactly (bit for bit) the one precomputed for a single offset:
  * a torn update (some vertices at one offset, some at another) or a query that saw half an update fails.
  *
- * Usage: threads <shared-dir> [steps]   (reads <shared-dir>/data/meshes/liver-smooth.obj; default 3000 steps)
+ * Usage: threads <data-dir> [steps]   (reads <data-dir>/meshes/liver-smooth.obj; default 3000 steps)
  * Exit status: 0 passed, 1 a check failed, 77 skipped (the mesh file is missing).
  */
 #include <limits.h>
@@ -218,7 +218,7 @@ static void *querying(void *arg) {
 /* ---- main --------------------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
-    const char *shared = argc > 1 ? argv[1] : "../shared";
+    const char *data_dir = argc > 1 ? argv[1] : "data";
     char path[4096];
     TrocarContextDef def;
     TrocarResults *res = NULL;
@@ -231,7 +231,7 @@ int main(int argc, char **argv) {
     int k, kind, t, distinct = 0, failures = 0, rc;
 
     g_steps = argc > 2 ? strtol(argv[2], NULL, 10) : 3000;
-    snprintf(path, sizeof path, "%s/data/meshes/liver-smooth.obj", shared);
+    snprintf(path, sizeof path, "%s/meshes/liver-smooth.obj", data_dir);
     rc = load_obj(path, &g_mesh);
     if (rc < 0) {
         printf("threads: cannot open %s; skipped\n", path);

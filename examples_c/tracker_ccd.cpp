@@ -7,11 +7,11 @@
 //   segment; apart from the surface its distance is the exact distance from the segment to the liver (brute
 //   force over all triangles), and right after a reseed every contact deeper than 0.01 cm is found; every strip
 //   triangle's distance is exact.
-// - CCD: every query of ../shared/data/ccd through the primitive tests (0 false negatives and 0 false
+// - CCD: every query of data/ccd through the primitive tests (0 false negatives and 0 false
 //   positives per file); a tetrahedron pushed through a triangle meets it first at the hand-computed time.
 // - Errors throw trocar::Error with the library's status.
 //
-// Usage: tracker_ccd <shared-dir>   (exit 77 when the liver mesh is missing)
+// Usage: tracker_ccd <data-dir>   (exit 77 when the liver mesh is missing)
 #include "trocar.hpp"
 
 #include <algorithm>
@@ -192,14 +192,14 @@ std::vector<std::pair<std::array<double, 24>, bool>> read_ccd(const std::string 
     return out;
 }
 
-void ccd(const std::string &shared) {
+void ccd(const std::string &data_dir) {
     const char *files[] = {"unit-tests--vertex-face",         "unit-tests--edge-edge",
                            "erleben-cube-cliff-edges--vertex-face", "erleben-cube-cliff-edges--edge-edge",
                            "erleben-sliding-spike--vertex-face",    "erleben-sliding-spike--edge-edge"};
     size_t total = 0;
     for (const char *name : files) {
         const std::string f(name);
-        const auto queries = read_ccd(shared + "/data/ccd/" + f + ".csv");
+        const auto queries = read_ccd(data_dir + "/ccd/" + f + ".csv");
         const bool edges = f.find("edge-edge") != std::string::npos;
         size_t fn = 0, fp = 0;
         for (const auto &q : queries) {
@@ -213,7 +213,7 @@ void ccd(const std::string &shared) {
         expect(fp == 0, f + ": " + std::to_string(fp) + " false positives");
         total += queries.size();
     }
-    expect(total == 1324, "1324 shared CCD queries, read " + std::to_string(total));
+    expect(total == 1324, "1324 CCD sample queries, read " + std::to_string(total));
 
     // A tetrahedron translated 1 cm down through a still triangle 0.5 cm below its lowest vertex (vertex 0).
     TrocarContextDef def = trocar::default_context_def();
@@ -241,22 +241,22 @@ void ccd(const std::string &shared) {
     std::array<double, 24> bad{};
     bad[4] = NAN;
     expect(status_of([&] { trocar::ccd_vertex_face(bad); }) == TROCAR_ERROR_INVALID_ARGUMENT, "NaN refused");
-    std::printf("tracker_ccd: ccd: %zu shared queries without a miss; mesh against mesh first contact at %.7f\n", total,
+    std::printf("tracker_ccd: ccd: %zu sample queries without a miss; mesh against mesh first contact at %.7f\n", total,
                 contacts.second > 0 ? contacts.first[0].time_of_impact : -1.0);
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
-    const std::string shared = argc > 1 ? argv[1] : "../shared";
+    const std::string data_dir = argc > 1 ? argv[1] : "data";
     Mesh m{};
-    if (load_obj((shared + "/data/meshes/liver-smooth.obj").c_str(), &m) != 0) {
-        std::printf("tracker_ccd: no liver mesh under %s: skipped\n", shared.c_str());
+    if (load_obj((data_dir + "/meshes/liver-smooth.obj").c_str(), &m) != 0) {
+        std::printf("tracker_ccd: no liver mesh under %s: skipped\n", data_dir.c_str());
         return 77;
     }
     try {
         tracker_on_the_liver(m);
-        ccd(shared);
+        ccd(data_dir);
     } catch (const trocar::Error &e) {
         expect(false, std::string("unexpected trocar::Error: ") + e.what());
     }

@@ -5,8 +5,8 @@
 # Mono's mcs and runtime for the C# binding), then cargo fmt/clippy, the Rust tests on both backends
 # (header check included), the C/C++ examples under ctest (CPU and GPU cases), the Python and C#
 # bindings' tests (bindings/run-tests.sh), and smoke runs of the benchmarks (clip-select, GPU,
-# haptic). Needs ../shared beside the checkout (the liver mesh). With CI=true, GPU tests that
-# find no adapter fail instead of skipping.
+# haptic). Needs nothing beside the checkout: the data it reads is in data/. With CI=true, GPU tests
+# that find no adapter fail instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,10 +42,6 @@ fi
 # Mesa's Vulkan drivers print "XDG_RUNTIME_DIR is invalid" on every device without one (headless machines).
 if [ -z "${XDG_RUNTIME_DIR:-}" ]; then XDG_RUNTIME_DIR="$(mktemp -d)"; export XDG_RUNTIME_DIR; fi
 
-if [ ! -f ../shared/data/meshes/liver-smooth.obj ]; then
-    echo "error: ../shared/data/meshes/liver-smooth.obj not found (../shared must sit beside the checkout)" >&2
-    exit 1
-fi
 
 step "cargo fmt --check"
 cargo fmt --all -- --check

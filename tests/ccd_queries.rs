@@ -1,4 +1,4 @@
-//! Every query of the CCD benchmark samples in `../shared/data/ccd/` (Sample-Queries: hand-made unit tests
+//! Every query of the CCD benchmark samples in `data/ccd/` (Sample-Queries: hand-made unit tests
 //! and two simulated scenes), against their ground truth computed on exact rationals: no false negative is
 //! allowed, and no false positive either (the issue allows 1 %): every query of these files that the search
 //! cannot settle within its first cells is decided exactly (`src/ccd/algebraic.rs`), and those decisions

@@ -17,7 +17,7 @@ pub fn liver_path() -> PathBuf {
     match std::env::var_os("TROCAR_LIVER_OBJ") {
         Some(path) if !path.is_empty() => PathBuf::from(path),
         _ => {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/meshes/liver-smooth.obj")
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/meshes/liver-smooth.obj")
         }
     }
 }

@@ -1,7 +1,7 @@
 // Test of the C# binding on the SOFA liver, under Mono (see bindings/run-tests.sh).
 //
-// Usage: mono TrocarTest.exe <shared-dir> <record-file>
-// The record is written by the C example (examples_c/liver_steps <shared-dir> cpu <record-file>), whose hits are
+// Usage: mono TrocarTest.exe <data-dir> <record-file>
+// The record is written by the C example (examples_c/liver_steps <data-dir> cpu <record-file>), whose hits are
 // checked there against double-precision reference geometry: every position update of its 60 steps (the liver
 // "breathing" about its centroid, whole or in part) and every single query, with the hits it got. This program
 // replays it through the C# binding (same float inputs, positions computed the same way in double) and requires
@@ -187,11 +187,11 @@ static class TrocarTest
         return a;
     }
 
-    // The CCD primitives on every shared query (0 false negatives and 0 false positives: exact without a
+    // The CCD primitives on every CCD sample query (0 false negatives and 0 false positives: exact without a
     // separation), on hand-computed cases, and mesh against mesh.
-    static void TestCcd(string shared)
+    static void TestCcd(string dataDir)
     {
-        string dir = Path.Combine(shared, "data", "ccd");
+        string dir = Path.Combine(dataDir, "ccd");
         int total = 0;
         foreach (var file in Directory.GetFiles(dir, "*.csv"))
         {
@@ -276,7 +276,7 @@ static class TrocarTest
                       "first contact point {0}", f.Point);
             }
             Check(StatusOf(() => ctx.QueryCcd(ma, ma, res)) == TrocarStatus.ErrorInvalidArgument, "self-collision query accepted");
-            Console.WriteLine("TrocarTest: CCD: {0} shared queries without a miss; mesh against mesh: {1} contacts, first at {2}",
+            Console.WriteLine("TrocarTest: CCD: {0} sample queries without a miss; mesh against mesh: {1} contacts, first at {2}",
                               total, contacts.Length, contacts.Length > 0 ? contacts[0].TimeOfImpact : -1);
         }
     }
@@ -345,10 +345,10 @@ static class TrocarTest
     {
         if (args.Length < 2)
         {
-            Console.WriteLine("usage: TrocarTest.exe <shared-dir> <record-file>");
+            Console.WriteLine("usage: TrocarTest.exe <data-dir> <record-file>");
             return 1;
         }
-        string obj = Path.Combine(args[0], "data", "meshes", "liver-smooth.obj");
+        string obj = Path.Combine(args[0], "meshes", "liver-smooth.obj");
 
         // The structs as the header lays them out.
         Check(Marshal.SizeOf(typeof(TrocarContextDef)) == 16, "sizeof TrocarContextDef {0}", Marshal.SizeOf(typeof(TrocarContextDef)));

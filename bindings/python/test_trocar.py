@@ -1,8 +1,8 @@
-"""Tests of the ctypes binding on the SOFA liver (../shared/data/meshes/liver-smooth.obj beside the checkout).
+"""Tests of the ctypes binding on the SOFA liver (data/meshes/liver-smooth.obj in the repository).
 
 Run: python3 bindings/python/test_trocar.py   (plain unittest; TROCAR_LIBRARY may name the library)
-The liver directory is $TROCAR_SHARED or <repo>/../shared. With TROCAR_C_RECORD naming the record the C example
-writes (examples_c/liver_steps <shared> cpu <record>), its 60 steps are replayed and every hit must be the C's;
+The data directory is $TROCAR_DATA or <repo>/data. With TROCAR_C_RECORD naming the record the C example
+writes (examples_c/liver_steps <data-dir> cpu <record>), its 60 steps are replayed and every hit must be the C's;
 bindings/run-tests.sh always sets it (the C# test replays the same record).
 """
 
@@ -18,8 +18,8 @@ sys.path.insert(0, HERE)
 import trocar  # noqa: E402
 
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
-SHARED = os.environ.get("TROCAR_SHARED", os.path.join(REPO, "..", "shared"))
-LIVER = os.path.join(SHARED, "data", "meshes", "liver-smooth.obj")
+DATA = os.environ.get("TROCAR_DATA", os.path.join(REPO, "data"))
+LIVER = os.path.join(DATA, "meshes", "liver-smooth.obj")
 TOL = 1e-4  # cm: float library against the double reference below
 
 try:
@@ -537,13 +537,13 @@ def read_c_record(path):
     return events
 
 
-# ---- CCD: the shared benchmark queries, a hand-computed case, and mesh against mesh ------------------------
+# ---- CCD: the benchmark sample queries, a hand-computed case, and mesh against mesh ------------------------
 
-CCD_DIR = os.path.join(SHARED, "data", "ccd")
+CCD_DIR = os.path.join(DATA, "ccd")
 
 
 def read_ccd_file(path):
-    """[(24 doubles, truth)] of one CCD benchmark file (see ../shared/data/README.md)."""
+    """[(24 doubles, truth)] of one CCD benchmark file (see data/README.md)."""
     queries = []
     with open(path) as f:
         for line in f:
@@ -557,7 +557,7 @@ def read_ccd_file(path):
 
 @unittest.skipUnless(os.path.isdir(CCD_DIR), "CCD queries not found at " + CCD_DIR)
 class CcdTest(unittest.TestCase):
-    def test_shared_queries_no_false_negative(self):
+    def test_sample_queries_no_false_negative(self):
         files = sorted(f for f in os.listdir(CCD_DIR) if f.endswith(".csv"))
         self.assertEqual(len(files), 6)
         total = 0

@@ -5,9 +5,9 @@
 use glam::Vec3;
 use std::path::PathBuf;
 
-/// `../shared/data/ccd` beside the checkout.
+/// `data/ccd` in the repository.
 pub fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/ccd")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/ccd")
 }
 
 /// The queries of one file: eight points and the ground truth.
@@ -15,7 +15,7 @@ pub fn load(name: &str) -> Vec<([[f64; 3]; 8], bool)> {
     let path = data_dir().join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "{}: {e} (../shared must sit beside the checkout)",
+            "{}: {e} (the CCD samples ship in data/ccd)",
             path.display()
         )
     });

@@ -11,15 +11,15 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use trocar::{BackendKind, Context, ContextDef, Tool};
 
-/// `../shared/data/meshes/liver-smooth.obj` beside the checkout.
+/// `data/meshes/liver-smooth.obj` in the repository.
 pub fn liver_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/meshes/liver-smooth.obj")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/meshes/liver-smooth.obj")
 }
 
 /// The SOFA liver: 2,194 vertices, 4,384 triangles, cm.
 pub fn liver() -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
     let (p, t) = trocar::obj::load_obj(liver_path())
-        .expect("the shared liver mesh (../shared beside the checkout)");
+        .expect("the liver mesh (data/meshes/liver-smooth.obj in the repository)");
     assert_eq!((p.len(), t.len()), (2194, 4384));
     (p, t)
 }

@@ -11,7 +11,7 @@
 // and cuts seen (or not, as documented), a zero radius logged with the library's message and not thrown, no
 // allocation in a warmed-up step, and the native context released on OnDisable and OnDestroy.
 //
-// Usage: mono UnityPluginTest.exe <shared-dir>   (reads <shared-dir>/data/meshes/liver-smooth.obj)
+// Usage: mono UnityPluginTest.exe <data-dir>   (reads <data-dir>/meshes/liver-smooth.obj)
 // Exit status: 0 all checks passed, 1 otherwise.
 
 using System;
@@ -70,7 +70,7 @@ static class UnityPluginTest
 
     static int Main(string[] args)
     {
-        string obj = Path.Combine(args[0], "data", "meshes", "liver-smooth.obj");
+        string obj = Path.Combine(args[0], "meshes", "liver-smooth.obj");
         LoadObj(obj, out s_rest, out s_triangles);
         Console.WriteLine("liver: {0} vertices, {1} triangles", s_rest.Length / 3, s_triangles.Length / 3);
 

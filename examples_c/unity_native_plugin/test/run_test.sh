@@ -2,17 +2,17 @@
 # ctest unity_plugin: packages the plug-in into a scratch Unity project (package.sh), compiles the packaged scripts
 # the way Unity does (their own assembly, unsafe code, warnings as errors) against a stand-in UnityEngine.dll, and
 # runs UnityPluginTest.exe under Mono with the packaged native library.
-# Usage: run_test.sh WORKDIR SHARED_DIR
+# Usage: run_test.sh WORKDIR DATA_DIR
 # Exit status: 0 passed, 1 failed, 77 skipped (no mcs/mono, or no liver mesh) unless CI=true.
 set -euo pipefail
 work="$1"
-shared="$2"
+data_dir="$2"
 here="$(cd "$(dirname "$0")" && pwd)"
 
 # shellcheck source=../../engine_tests.sh
 . "$here/../../engine_tests.sh"
 require_mono
-[ -f "$shared/data/meshes/liver-smooth.obj" ] || skip "$shared/data/meshes/liver-smooth.obj not found"
+[ -f "$data_dir/meshes/liver-smooth.obj" ] || skip "$data_dir/meshes/liver-smooth.obj not found"
 
 rm -rf "$work"
 mkdir -p "$work/Project/Assets" "$work/bin"
@@ -39,4 +39,4 @@ mcs -warnaserror -r:"$work/bin/UnityEngine.dll" -r:"$work/bin/Trocar.dll" -out:"
 
 # [DllImport("trocar")] resolves to the packaged Plugins/x86_64/libtrocar.so, as it does in the Linux Editor.
 LD_LIBRARY_PATH="$work/Project/Assets/Plugins/x86_64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    mono --debug "$work/bin/UnityPluginTest.exe" "$shared"
+    mono --debug "$work/bin/UnityPluginTest.exe" "$data_dir"
