@@ -1,9 +1,9 @@
 //! Per-update cost of a one-segment haptic tracker on the subdivided liver, split the way the profile of the
 //! `haptic` bench needs it: updates in contact against those apart from the surface, the ones in contact also
-//! by whether the tool's axis crosses the surface (the bench's median update is one of those: 43 % of its
-//! updates are apart, 36 % crossing), and, while the mesh is rewritten every 10 updates, by the update's place
-//! after the rewrite (the first one after it reads cold positions). Finds where a mesh size's extra time goes;
-//! not a benchmark (see `cargo bench --bench haptic`).
+//! by whether the tool's axis crosses the surface (the bench's median update is one of those, see
+//! docs/tuning.md), and, while the mesh is rewritten every 10 updates, by the update's place after the rewrite
+//! (the first one after it reads cold positions). Finds where a mesh size's extra time goes; not a benchmark
+//! (see `cargo bench --bench haptic`).
 //!
 //! `cargo run --release --example haptic_profile -- SPLIT UPDATES MODE` with SPLIT the edge split of the bench
 //! (1: the 4.4k liver, 5: 110k triangles, 16: 1.12M) and MODE one of `still` (positions never rewritten),

@@ -20,8 +20,7 @@
 //! - An isolated root is narrowed in one step where floating point can place it: D's image (Newton's method)
 //!   estimates the root, rounded to c = m/2^k, and D's exact signs at c and at its neighbour (m ± 1)/2^k
 //!   bracket it there, or show c to be the root; bisection only where that fails (roots floating point
-//!   cannot tell apart). On the cube-cliff queries that reach this decision, 35 bisections a query became
-//!   about one guess.
+//!   cannot tell apart). One guess usually does the work of dozens of bisections (docs/tuning.md).
 //! - The sign of a polynomial Q at the one root of D in (l, r) is read off the interval once it is narrow
 //!   enough for Q to keep one sign over it (|Q(l)| beyond the width times a bound of |Q'|, in integers). Where
 //!   that takes an interval narrower than 2^-[`NARROWING`] (Q zero at the root, or nearly so), it is the Tarski query
@@ -44,11 +43,11 @@
 //! only where its error bound proves the answer; the big integers settle the rest.
 //!
 //! What is left undecided: decisions that would take more than [`MAX_BISECTIONS`] bisections and guesses,
-//! and coordinates spanning more than [`MAX_COORDINATE_BITS`]. A decision costs microseconds (a median of 5-6
-//! on the cube-cliff queries, up to 35), so the floating-point filters and search run first and this decides what
-//! they would refine towards the rounding level (contacts at a face's edge or corner, edges meeting at their
-//! ends, near-misses at 1e-17). The polynomials are built in 512-bit integers on the stack where the
-//! coordinates allow (see `fixed_width.rs`), in big integers otherwise, and kept in big integers.
+//! and coordinates spanning more than [`MAX_COORDINATE_BITS`]. A decision costs microseconds (docs/tuning.md
+//! has the figures), so the floating-point filters and search run first and this decides what they would
+//! refine towards the rounding level (contacts at a face's edge or corner, edges meeting at their ends,
+//! near-misses at 1e-17). The polynomials are built in 512-bit integers on the stack where the coordinates
+//! allow (see `fixed_width.rs`), in big integers otherwise, and kept in big integers.
 
 use super::fixed_width::{I512, Poly512};
 use super::float_image::{self, FloatImage};
@@ -59,9 +58,9 @@ use std::cell::{Cell, OnceCell};
 use std::cmp::Ordering;
 
 /// Bisections and guesses (isolating roots, narrowing them) one decision may spend before giving up: the 1,324
-/// queries of the shared files, each decided on its own, take at most 119 (271 with bisections alone); roots
-/// closer together than this allows (about 2^-400) need coefficients of thousands of bits, and each step
-/// costs more the deeper it is. The caller's search still answers conservatively.
+/// queries of the shared files, each decided on its own, take at most 119; roots closer together than this
+/// allows (about 2^-400) need coefficients of thousands of bits, and each step costs more the deeper it is.
+/// The caller's search still answers conservatively.
 const MAX_BISECTIONS: u32 = 400;
 
 /// Widest coordinate integers decided: the largest magnitude over the smallest coordinate's lowest bit (2^256:
@@ -409,10 +408,9 @@ fn remainder_sequence(a: Poly, b: Poly) -> Vec<Poly> {
 /// The Sturm sequence of `p` (the signed remainder sequence of p and p'), each member a positive multiple of
 /// the signed remainder's, as [`remainder_sequence`] gives it. Up to degree 4 in closed form: the remainders
 /// of such a polynomial and of its derivative are a few products of its coefficients, where the general
-/// sequence makes two or three pseudo-divisions and exact divisions of numbers reaching 1,500 bits (the
-/// coplanarity polynomial is a cubic, and its general sequence was a seventh of the cube-cliff vertex-face
-/// file's instructions; the side polynomials of a vertex moving within its face's plane are quartics, and
-/// theirs a tenth after that).
+/// sequence makes two or three pseudo-divisions and exact divisions of numbers reaching 1,500 bits. The
+/// coplanarity polynomial is a cubic and the side polynomials of a vertex moving within its face's plane are
+/// quartics, so these are the sequences the decision asks for most (docs/tuning.md).
 fn sturm_sequence(p: Poly) -> Vec<Poly> {
     let dp = p.derivative();
     let positive = |x: BigInt, lead: &BigInt| if lead.is_negative() { -x } else { x };
@@ -482,9 +480,9 @@ fn variations(seq: &[Poly], x: &Dyadic) -> i64 {
 /// Width (2^-53) to which a root's interval is narrowed, at most, for a polynomial's sign to be constant over
 /// it; a sign still unknown then (the polynomial zero at the root, or nearly so) is asked of the Tarski query,
 /// which also settles exact zeros. 53: as far as the interval's ends are exact doubles, so the floating-point
-/// image answers the narrowing's questions exactly. On the shared cube-cliff files, 2^-48 left to Tarski
-/// queries signs that are not zero (sides whose own root lies 2^-49 to 2^-53 from the contact's, nearly
-/// parallel edges): 48 -> 53 made edge-edge 14 % and vertex-face 12 % faster; 56 and 64 were no faster.
+/// image answers the narrowing's questions exactly; a sign that is not zero but whose polynomial has its own
+/// root close to the contact's (nearly parallel edges) is then settled by narrowing, not by a Tarski query.
+/// The fastest width on the cube-cliff sample files (docs/tuning.md).
 const NARROWING: u32 = 53;
 
 /// One root of `p`: alone in the open interval (l, r) (ends not roots of `p`, width at most 2^-`width`), or
@@ -1221,7 +1219,7 @@ fn neg<P: Ring>(a: &Vector<P>) -> Vector<P> {
 }
 
 fn cross<P: Ring>(a: &Vector<P>, b: &Vector<P>) -> Vector<P> {
-    // Filled in place: fixed-width components are 416 bytes, which `array::from_fn` copied several times.
+    // Filled in place: fixed-width components are 416 bytes, which `array::from_fn` would copy several times.
     let mut c = [P::zero(), P::zero(), P::zero()];
     for (i, c) in c.iter_mut().enumerate() {
         let (j, k) = ((i + 1) % 3, (i + 2) % 3);
@@ -2225,7 +2223,7 @@ mod tests {
     /// the doubles round), and only a few degenerate ones are left undecided.
     #[test]
     fn agrees_with_the_shared_ground_truth() {
-        let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/ccd");
+        let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/ccd");
         let mut undecided = 0;
         for (name, pair) in [
             ("unit-tests--vertex-face.csv", Pair::VertexFace),
@@ -2239,7 +2237,7 @@ mod tests {
             ("erleben-sliding-spike--edge-edge.csv", Pair::EdgeEdge),
         ] {
             let text = std::fs::read_to_string(dir.join(name))
-                .unwrap_or_else(|e| panic!("{name}: {e} (../shared must sit beside the checkout)"));
+                .unwrap_or_else(|e| panic!("{name}: {e} (the CCD samples ship in data/ccd)"));
             for (i, line) in text.lines().filter(|l| !l.starts_with('#')).enumerate() {
                 let v: Vec<f64> = line.split(',').map(|x| x.trim().parse().unwrap()).collect();
                 let points: [[f64; 3]; 8] =

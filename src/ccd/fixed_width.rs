@@ -2,10 +2,10 @@
 //! builds its polynomials with when the coordinates are short enough (see `algebraic.rs`).
 //!
 //! Building the coplanarity cubic and the side polynomials takes a few hundred products and sums of
-//! integers of 100 to 500 bits; in general-purpose big integers each one allocates, and building was most of
-//! a typical decision's time. Here nothing allocates, and the big integers are made once, from the results.
-//! An operation whose result does not fit (512 bits, degree 4) marks it overflowed, and so everything
-//! computed from it: the decision then builds again in big integers.
+//! integers of 100 to 500 bits; in general-purpose big integers each one allocates, which makes building most
+//! of a typical decision's time (docs/tuning.md). Here nothing allocates, and the big integers are made once,
+//! from the results. An operation whose result does not fit (512 bits, degree 4) marks it overflowed, and so
+//! everything computed from it: the decision then builds again in big integers.
 
 use super::algebraic::Ring;
 use num_bigint::{BigInt, Sign};
@@ -219,7 +219,7 @@ impl Poly512 {
     };
 
     /// Becomes the path `a + t (b − a)`, in place: a building makes eighteen of these, and a 416-byte value
-    /// returned through `array::from_fn` was copied four times on the way.
+    /// returned through `array::from_fn` would be copied several times on the way.
     pub(super) fn set_linear(&mut self, a: &I512, b: &I512) {
         *self = Poly512::ZERO;
         self.len = 2;

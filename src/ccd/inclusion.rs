@@ -34,8 +34,8 @@ const UNDERFLOW: f64 = 1.0e-300;
 
 /// Co-domain width (in the normalized coordinates, whose largest magnitude lies in [1, 2)) below which a cell
 /// that cannot be discarded is tested for a provable root (Miranda's theorem, see [`miranda`]). Small enough that
-/// the proven cell pins the time of impact to about 1e-6 of the step (2^-8 was measured ~2x faster on the
-/// sliding-spike scene but loosened the time of impact to 1/256 of the step).
+/// the proven cell pins the time of impact to about 1e-6 of the step; a wider one is faster but pins it less
+/// tightly (docs/tuning.md).
 const PROOF_WIDTH: f64 = 1.0 / (1u64 << 20) as f64;
 
 /// Co-domain width below which a cell that can neither be discarded nor proven to hold a root is reported as a
@@ -49,19 +49,17 @@ const SEPARATION_SLACK: f64 = 1.0 / 1024.0;
 
 /// Cells examined before the search gives up and answers "contact" (conservatively) at the earliest time still
 /// undecided. 2^12: every query of the shared samples that the search alone decides as "no contact" takes at
-/// most 3,147 cells (cube-cliff edge-edge); 2^11 turned one more of them into a false positive, and 2^14 only
-/// made the four queries that exhaust it (the cube-cliff edges passing within ~1e-17) four times slower.
-/// Without a separation such queries are now decided exactly after [`FIRST_BUDGET`] cells instead.
+/// most 3,147 cells (cube-cliff edge-edge), and a smaller budget turns one of them into a false positive
+/// (docs/tuning.md). Without a separation such queries are decided exactly after [`FIRST_BUDGET`] cells
+/// instead.
 pub(crate) const MAX_BOXES: usize = 1 << 12;
 
 /// Cells the search examines, without a separation, before the query is decided exactly instead (see
 /// `algebraic.rs`); the rest of [`MAX_BOXES`] is searched only where that decision is left undecided. An
-/// exact decision costs a median of 5-6 µs on the cube-cliff queries (up to 35), as much as 30-45 cells,
-/// while the search takes up to 3,000 cells to rule out a near-miss at the rounding level and runs out of
-/// cells on some. The best first budget falls as the decision gets cheaper: 2^6 when it cost twice as
-/// much, then 2^5 (cube-cliff edge-edge 0.27 -> 0.31 M queries/s, vertex-face 0.74 -> 0.69), and 24 since
-/// roots are narrowed by guesses (ccd_profile, four alternated rounds: edge-edge 0.36 -> 0.40, vertex-face
-/// 0.82 either way; 20 measured as 24, 12 and 16 slower on vertex-face).
+/// exact decision costs about as much as a few dozen cells, while the search takes up to 3,000 cells to rule
+/// out a near-miss at the rounding level and runs out of cells on some. 24: the fastest budget on the
+/// cube-cliff sample files with the decision as it is; the best budget falls as the decision gets cheaper
+/// (docs/tuning.md).
 const FIRST_BUDGET: usize = 24;
 
 /// Deepest split chain: each split halves one parameter (measured from its nearer end, so 66 halvings reach
@@ -203,9 +201,9 @@ const EE_A1B1: usize = 3;
 const EE_A1A0: usize = 4;
 const EE_B1B0: usize = 5;
 
-/// The smaller of `a` and `x`, as one machine instruction (`f64::min` also orders NaNs, which cannot arise
-/// here: the coordinates are finite and scaled to magnitudes below 2, and it cost a tenth of the search's
-/// instructions).
+/// The smaller of `a` and `x`, as one machine instruction: `f64::min` also orders NaNs, which cannot arise
+/// here (the coordinates are finite and scaled to magnitudes below 2), and that ordering costs instructions
+/// in the search's innermost loop (docs/tuning.md).
 #[inline(always)]
 fn lower(a: f64, x: f64) -> f64 {
     if a < x { a } else { x }
@@ -442,8 +440,8 @@ fn normalize(points: &[[f64; 3]; 8], separation: f64) -> ([[f64; 3]; 8], f64, f6
         factor *= 2.0;
         scaled_big *= 2.0;
     }
-    // Plain indexed loops, which unroll: `array::map` here was left out of line (and copied through) in some
-    // builds, and a flattening iterator was not unrolled, each a few % of a whole easy query.
+    // Plain indexed loops, which unroll: `array::map` may be left out of line (and copied through) and a
+    // flattening iterator may not be unrolled, either a few % of a whole easy query (docs/tuning.md).
     let mut scaled = *points;
     for p in &mut scaled {
         for x in p {
@@ -525,9 +523,8 @@ fn miranda(pair: Pair, p: &[[f64; 3]; 8], c: &Cell, axis_values: &[[f64; 8]; 3])
     }
     // A zero of F, not merely within the separation: G's threshold is 0 whatever δ is. The rows of u and v
     // first: all three must hold, and where one fails it is nearly always one of those (a contact touching
-    // at an edge's end or a face's border lies at the domain's boundary in u or v; in the cube-cliff
-    // edge-edge file 387 attempts fail at u, 44 at v, none at t), so a failing attempt makes one or two of
-    // the three projections instead of two or three.
+    // at an edge's end or a face's border lies at the domain's boundary in u or v; docs/tuning.md has the
+    // counts), so a failing attempt makes one or two of the three projections instead of two or three.
     let weights = CornerWeights::of(pair, c);
     for m in [1, 2, 0] {
         let row = &y[m];

@@ -116,8 +116,8 @@ impl ClipVolume {
 
 /// Outcodes with the slab count known at compile time, so the loop body is straight-line code.
 ///
-/// Compiled for AVX-512 and AVX2 too, picked at run time: the wider vectors make this pass 3× faster than the
-/// baseline SSE2 build and it is half of a small mesh's query.
+/// Compiled for AVX-512 and AVX2 too, picked at run time: the wider vectors make this pass several times
+/// faster than the baseline SSE2 build, and it is half of a small mesh's query (docs/tuning.md).
 #[multiversion(targets("x86_64+avx512f+avx512bw+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
 fn outcodes_n<const N: usize>(
     slabs: &[Slab; N],

@@ -651,8 +651,8 @@ impl State {
                             // held with distance 0, a lower bound of any, it is tested at the first update
                             // with something to beat (one apart from the surface: the distance bound lets it
                             // through) or when the strip is read, not now. A segment crossing the surface
-                            // has nothing to beat, and on the 1.12M-triangle liver the tip's triangle changes
-                            // every few updates there: ~0.3 exact tests spared per such update.
+                            // has nothing to beat, and on a fine mesh the tip's triangle changes every few
+                            // updates there (docs/tuning.md).
                             Found {
                                 closest: Closest {
                                     distance: 0.0,

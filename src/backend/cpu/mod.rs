@@ -15,8 +15,8 @@ use crate::mesh_store::MeshTable;
 use crate::results::QueryOutput;
 use rayon::prelude::*;
 
-/// Meshes with fewer triangles than this are answered on the calling thread: on the 2-core benchmark machine
-/// two threads lost at 70k triangles (the fork-join and the merge cost more than they save) and won from 280k.
+/// Meshes with fewer triangles than this are answered on the calling thread: below it the fork-join and the
+/// merge cost more than a second thread saves (docs/tuning.md).
 pub const PARALLEL_MIN_TRIANGLES: usize = 131_072;
 /// Triangles per parallel work item.
 const TRIANGLE_CHUNK: usize = 32_768;

@@ -177,7 +177,7 @@ pub struct GpuScratch {
     host_params: Vec<u8>,
     dispatches: Vec<Dispatch>,
     /// The bind groups of the last batch, by the mesh buffers and outcode range they bind: a simulation asks
-    /// the same batch every step, and rebuilding them cost more than encoding the whole batch. Cleared when a
+    /// the same batch every step, and rebuilding them costs more than encoding the whole batch. Cleared when a
     /// buffer of this scratch is replaced; kept only for the last batch, so no old mesh buffer lives on here.
     bind_groups: Vec<(BindKey, wgpu::BindGroup)>,
     fresh_bind_groups: Vec<(BindKey, wgpu::BindGroup)>,
@@ -750,8 +750,8 @@ impl GpuScratch {
 /// order (the select pass lists a query's candidates in triangle order, and the evaluation appends them
 /// about in that order). So the records are first bucketed by query (a counting sort, one pass in
 /// read-back order), each bucket is finished by the adaptive sort, which takes about linear time on such
-/// input, and emitting a query's hits then reads its records and polygons nearly in read-back order. One
-/// comparison sort of the whole batch by (query, triangle) cost ~60-120 ns a hit on 64-tool batches. With a
+/// input, and emitting a query's hits then reads its records and polygons nearly in read-back order: much
+/// cheaper than one comparison sort of the whole batch by (query, triangle) (docs/tuning.md). With a
 /// `pool`, the queries are sorted and emitted in parallel (each owns its bucket and its output).
 fn assemble(
     records: &[GpuHit],

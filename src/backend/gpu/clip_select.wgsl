@@ -16,7 +16,7 @@
 //
 // The reject and the evaluation are separate dispatches because the evaluation is large (polygons, closest
 // points, the time-of-impact loop): compiled into the reject loop it costs registers (occupancy) on a GPU, and
-// on lavapipe it made the reject of a triangle no survivor ever reached 15x slower.
+// on a software adapter it slows the reject of every triangle, survivor or not (docs/tuning.md).
 //
 // Every function mirrors the CPU backend's Rust of the same name (src/geometry, src/backend/cpu/select.rs),
 // operation for operation, so both backends give the same answers up to the GPU's rounding (fused

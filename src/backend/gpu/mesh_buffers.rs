@@ -66,8 +66,8 @@ pub fn create_buffer(
 }
 
 /// Writes vertices `first .. first + count` (packed x, y, z) into `buffer`, straight into wgpu's staging memory
-/// (no intermediate copy: on a 1M-triangle mesh the copy cost as much as the upload). Returns false if wgpu
-/// refused the write (a lost device), which the next query reports.
+/// (no intermediate copy: on a large mesh one costs as much as the upload). Returns false if wgpu refused the
+/// write (a lost device), which the next query reports.
 fn upload_positions(
     gpu: &Gpu,
     buffer: &wgpu::Buffer,
