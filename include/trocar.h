@@ -14,7 +14,7 @@
  *   environment); with neither, trocar_context_create returns TROCAR_ERROR_BACKEND_UNAVAILABLE.
  *   TROCAR_BACKEND_AUTO takes a hardware GPU when there is one, else the CPU (never a software GPU);
  *   trocar_context_backend and trocar_context_device_name say which. Both backends give the same hits
- *   except for triangles within float rounding of the volume's boundary (see README).
+ *   except for triangles within float rounding of the volume's boundary (see docs/design.md).
  *   Asynchronous use: trocar_query_submit starts a batch and returns; trocar_results_wait collects it
  *   (views answer TROCAR_ERROR_PENDING in between). The answers describe the meshes at submission,
  *   so the caller may update them meanwhile. If the GPU is lost (driver reset, failed submission) the
@@ -47,7 +47,7 @@
  *   on success. trocar_last_error_message gives the calling thread's last failure in words. A
  *   rejected call changes nothing: the mesh stays exactly as it was. No panic crosses this boundary.
  *
- * Thread safety
+ * Thread safety (the rules of record; README.md, "Thread safety", gives the overview)
  *   - A TrocarContext may be used from several threads at once: queries, mesh uploads, updates,
  *     re-triangulations and destructions may all run concurrently. Each mesh has a readers-writer
  *     lock: queries on a mesh run in parallel with each other and wait for an update of that mesh
@@ -80,7 +80,7 @@
  *   - A tracker may outlive its mesh and its context: its calls then return
  *     TROCAR_ERROR_STALE_HANDLE, and it can only be destroyed.
  *
- * Volumes (see README): TROCAR_VOLUME_CAPSULE is the round tool (static: points within radius of
+ * Volumes (see docs/design.md): TROCAR_VOLUME_CAPSULE is the round tool (static: points within radius of
  * the segment entry->tip; dynamic: within radius of the triangle entry, tip, new_tip).
  * TROCAR_VOLUME_FRUSTUM is the paper's camera volume (static: orthographic box [-s,s]^2 x [0,|P-P0|];
  * dynamic: perspective frustum plus two clip planes, Lombardo et al. 1999, section 4). Degenerate
@@ -108,7 +108,7 @@
 
 /**
  * Per-primitive culling: a uniform grid over the region both meshes' swept boxes share (fastest for two
- * organs of similar triangle sizes in the README's benchmark).
+ * organs of similar triangle sizes in docs/benchmarks/ccd.md).
  */
 #define TROCAR_CCD_CULLING_GRID 1
 
@@ -305,7 +305,7 @@ typedef struct TrocarTool {
    */
   float radius;
   /**
-   * Roll of the frustum's square section, as gluLookAt's up; all-zero: a fixed world axis (see README).
+   * Roll of the frustum's square section, as gluLookAt's up; all-zero: a fixed world axis (docs/conventions.md).
    */
   float up[3];
 } TrocarTool;

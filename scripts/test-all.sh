@@ -52,6 +52,9 @@ cargo clippy --all-targets -- -D warnings
 step "cargo test (release: the reference comparisons are heavy in debug; core tests on CPU and GPU)"
 cargo test --release --lib --tests
 
+step "doctests (the README's Rust example is src/lib.rs's)"
+cargo test --release --doc
+
 step "C/C++ examples under ctest"
 cargo build --release --lib
 cmake -S examples_c -B target/examples_c -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -5,9 +5,47 @@
 //! as a camera's viewing volume and "renders" the organ in GL_SELECT/GL_FEEDBACK mode: no precomputation, so a
 //! mesh that deforms or is cut every step costs nothing extra.
 //!
-//! Pipeline: [`geometry`] → [`backend`] (one trait; CPU and GPU) → [`context`] (meshes, queries,
-//! results) → `ffi` (the C ABI: the only `unsafe` and the only C types). Beside it, [`haptic`]: trackers that
-//! follow a tool's contacts at haptic rate (Maciel & De's dynamic points), seeded by the clip-select queries.
+//! Pipeline: [`geometry`] → [`backend`] (one trait; CPU and GPU) → [`haptic`] (trackers following a tool's
+//! contacts at haptic rate, Maciel & De's dynamic points) and [`ccd`] (continuous collision detection, Meseure
+//! & Chaillou) → [`context`] (meshes, queries, results) → `ffi` (the C ABI: the only `unsafe`).
+//!
+//! ```
+//! use trocar::glam::Vec3;
+//! use trocar::{BackendKind, Context, ContextDef, Tool, VolumeKind};
+//!
+//! # fn main() -> trocar::Result<()> {
+//! let ctx = Context::new(&ContextDef { backend: BackendKind::Cpu, ..Default::default() })?;
+//! // An organ: a square of two triangles in the plane z = 0 (any units; here cm).
+//! let positions = [[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 1.0, 0.0], [-1.0, 1.0, 0.0]];
+//! let organ = ctx.create_mesh(&positions, &[[0, 1, 2], [0, 2, 3]])?;
+//! let mut results = ctx.create_results();
+//!
+//! // The tool enters at the trocar point 5 cm above and its tip rests 1 mm above the first triangle.
+//! let tool = Tool {
+//!     entry: Vec3::new(0.0, 0.0, 5.0),
+//!     tip: Vec3::new(0.5, -0.5, 0.1),
+//!     radius: 0.2,
+//!     up: Vec3::ZERO,
+//! };
+//! ctx.query_static(organ, &tool, VolumeKind::Capsule, &mut results)?;
+//! let hits = results.hits(0).unwrap();
+//! assert_eq!(hits.len(), 1);
+//! assert_eq!(hits[0].triangle, 0);
+//! let penetration = tool.radius - hits[0].distance; // push along hits[0].normal
+//! assert!((penetration - 0.1).abs() < 1e-5);
+//!
+//! // Every simulation step: move the vertices, then ask what the tool touched while its tip moved.
+//! ctx.update_positions(organ, 0, &positions)?;
+//! let new_tip = Vec3::new(-0.5, 0.5, 0.1); // across the diagonal, into the second triangle
+//! ctx.query_dynamic(organ, &tool, new_tip, VolumeKind::Capsule, &mut results)?;
+//! let swept: Vec<u32> = results.hits(0).unwrap().iter().map(|h| h.triangle).collect();
+//! assert_eq!(swept, [0, 1]); // sorted by triangle; each hit has its time_of_impact
+//! # Ok(())
+//! # }
+//! ```
+
+/// The vector type of the Rust API (`glam::Vec3`), re-exported so that callers use the same version.
+pub use glam;
 
 pub mod backend;
 pub mod ccd;

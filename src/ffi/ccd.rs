@@ -184,7 +184,7 @@ const CCD_DEF_COOKIE: u32 = 0x7C0C_CD01;
 /// Per-primitive culling of `trocar_query_ccd`: a bounding-volume hierarchy rebuilt every step (default).
 pub const TROCAR_CCD_CULLING_BVH: u32 = 0;
 /// Per-primitive culling: a uniform grid over the region both meshes' swept boxes share (fastest for two
-/// organs of similar triangle sizes in the README's benchmark).
+/// organs of similar triangle sizes in docs/benchmarks/ccd.md).
 pub const TROCAR_CCD_CULLING_GRID: u32 = 1;
 /// Per-primitive culling: sort-and-sweep along x.
 pub const TROCAR_CCD_CULLING_SORT_AND_SWEEP: u32 = 2;

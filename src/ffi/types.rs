@@ -87,7 +87,7 @@ pub struct TrocarTool {
     pub tip: [f32; 3],
     /// `s`, the radius (> 0).
     pub radius: f32,
-    /// Roll of the frustum's square section, as gluLookAt's up; all-zero: a fixed world axis (see README).
+    /// Roll of the frustum's square section, as gluLookAt's up; all-zero: a fixed world axis (docs/conventions.md).
     pub up: [f32; 3],
 }
 
