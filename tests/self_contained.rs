@@ -60,7 +60,11 @@ fn every_data_file_has_its_provenance() {
     files(&data, &mut all);
     assert!(all.len() > 1, "data/ holds the vendored files");
     for path in all {
-        let rel = path.strip_prefix(&data).unwrap().to_string_lossy().into_owned();
+        let rel = path
+            .strip_prefix(&data)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         if rel == "README.md" {
             continue;
         }

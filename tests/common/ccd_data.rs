@@ -13,12 +13,8 @@ pub fn data_dir() -> PathBuf {
 /// The queries of one file: eight points and the ground truth.
 pub fn load(name: &str) -> Vec<([[f64; 3]; 8], bool)> {
     let path = data_dir().join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (the CCD samples ship in data/ccd)",
-            path.display()
-        )
-    });
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (the CCD samples ship in data/ccd)", path.display()));
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|line| {
