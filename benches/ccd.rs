@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::{format_time, machine, median_p90, quick_mode, seconds};
+use common::{Report, format_time, machine, median_p90, quick_mode, report, seconds};
 use glam::{Vec3, vec3};
 use std::time::Instant;
 use trocar::ccd::{CcdDef, Culling, Impact, edge_edge, vertex_face};
@@ -149,9 +149,16 @@ fn mesh_rows(scene: &Scene, quick: bool) -> [(f64, f64, usize, usize); 4] {
 
 fn main() {
     let quick = quick_mode();
-    println!("## Primitive tests on the CCD benchmark samples (one thread, min_separation 0)\n");
-    println!("| file | queries | Mqueries/s | false negatives | false positives |");
-    println!("|---|---:|---:|---:|---:|");
+    let mut report = Report::new("ccd");
+    report!(
+        report,
+        "## Primitive tests on the CCD benchmark samples (one thread, min_separation 0)\n"
+    );
+    report!(
+        report,
+        "| file | queries | Mqueries/s | false negatives | false positives |"
+    );
+    report!(report, "|---|---:|---:|---:|---:|");
     let files: [(&str, Test); 6] = [
         ("unit-tests--vertex-face.csv", vertex_face),
         ("unit-tests--edge-edge.csv", edge_edge),
@@ -165,13 +172,15 @@ fn main() {
         let (n, rate, fneg, fpos) = primitive_row(name, test, quick);
         total += n;
         time += n as f64 / rate;
-        println!(
+        report!(
+            report,
             "| {name} | {n} | {:.2} | {fneg} | {fpos} ({:.1} %) |",
             rate / 1e6,
             100.0 * fpos as f64 / n as f64
         );
     }
-    println!(
+    report!(
+        report,
         "| all files | {total} | {:.2} | | |\n",
         total as f64 / time / 1e6
     );
@@ -245,17 +254,22 @@ fn main() {
             }),
         });
     }
-    println!("## Mesh-against-mesh step (one thread; median and p90 of the steps)\n");
-    println!(
+    report!(
+        report,
+        "## Mesh-against-mesh step (one thread; median and p90 of the steps)\n"
+    );
+    report!(
+        report,
         "| scene | triangles | culling | median | p90 | candidate pairs (max) | contacts (max) | speed-up |"
     );
-    println!("|---|---|---|---:|---:|---:|---:|---:|");
+    report!(report, "|---|---|---|---:|---:|---:|---:|---:|");
     for scene in &scenes {
         let rows = mesh_rows(scene, quick);
         // The reference is the last culling.
         let brute = rows[rows.len() - 1];
         for ((median, p90, contacts, candidates), (_, label)) in rows.into_iter().zip(CULLINGS) {
-            println!(
+            report!(
+                report,
                 "| {} | {} + {} | {label} | {} | {} | {candidates} | {contacts} | {:.1}× |",
                 scene.name,
                 scene.triangles.0,
@@ -266,5 +280,9 @@ fn main() {
             );
         }
     }
-    println!("\nmachine: {}", machine());
+    report!(report, "\nmachine: {}", machine());
+    if quick {
+        report!(report, "QUICK RUN: few iterations, timings meaningless.");
+    }
+    report.save();
 }

@@ -17,8 +17,9 @@
 mod common;
 
 use common::{
-    AMPLITUDE, DEPTH, ENTRY_DISTANCE, MOTION, Pose, RADIUS, Wave, format_count, format_time,
-    machine, median_p90, quick_mode, seconds, subdivide, surface_poses, tool_of,
+    AMPLITUDE, DEPTH, ENTRY_DISTANCE, MOTION, Pose, RADIUS, Report, Wave, format_count,
+    format_time, machine, median_p90, plot, quick_mode, report, save_file, seconds, subdivide,
+    surface_poses, tool_of,
 };
 use glam::Vec3;
 use parry3d::bounding_volume::Aabb;
@@ -638,6 +639,81 @@ fn trocar_threads(ctx: &Context) -> usize {
         .unwrap_or(1)
 }
 
+/// The plot's lines: legend label, the rows' method, whether the time includes the update ("update + query").
+const PLOTTED: [(&str, &str, bool); 5] = [
+    ("trocar CPU, update + query", "trocar static capsule", true),
+    (
+        "parry3d TriMesh rebuild + query",
+        "parry TriMesh rebuild + static capsule",
+        true,
+    ),
+    (
+        "parry3d Qbvh refit + query",
+        "parry Qbvh refit + static capsule",
+        true,
+    ),
+    (
+        "brute force (every triangle, exactly)",
+        "brute force static capsule",
+        false,
+    ),
+    (
+        "floor: read the mesh once",
+        "floor: read x,y,z + indices once",
+        false,
+    ),
+];
+
+/// The log-log plot of median time per step against mesh size, static capsule: trocar on `threads` threads
+/// and the baselines of [`PLOTTED`], from the measured rows.
+fn plot(rows: &[Row], threads: usize, quick: bool) -> String {
+    let series = PLOTTED.map(|(label, method, with_update)| {
+        let trocar = method.starts_with("trocar");
+        let points = rows
+            .iter()
+            .filter(|r| r.method == method && (!trocar || r.threads == threads))
+            .map(|r| {
+                let total = r.total.map_or(f64::NAN, |t| t.0);
+                (
+                    r.triangles as f64,
+                    if with_update { total } else { r.query.0 },
+                )
+            })
+            .filter(|&(_, y)| y.is_finite() && y > 0.0)
+            .collect();
+        let label = match (trocar, threads) {
+            (false, _) => label.to_string(),
+            (true, 1) => format!("{label} (1 thread)"),
+            (true, n) => format!("{label} ({n} threads)"),
+        };
+        plot::Series {
+            label,
+            points,
+            dashed: method.starts_with("floor"),
+        }
+    });
+    let mut sizes: Vec<String> = rows.iter().map(|r| format_count(r.triangles)).collect();
+    sizes.dedup();
+    plot::LogLog {
+        title: "Static capsule clip-select on a deforming liver".into(),
+        subtitle: format!(
+            "{}{}",
+            machine(),
+            if quick {
+                "; QUICK RUN: timings meaningless"
+            } else {
+                ""
+            }
+        ),
+        x_title: format!("mesh size (triangles: {})", sizes.join(", ")),
+        y_title: "median time per step".into(),
+        x_tick: plot::count_label,
+        y_tick: plot::time_label,
+        series: series.into(),
+    }
+    .svg()
+}
+
 fn main() {
     let started = Instant::now();
     let quick = quick_mode();
@@ -696,21 +772,25 @@ fn main() {
 
     // The report.
     let probe = cpu_context(0);
-    println!();
-    println!("machine: {}", machine());
-    println!(
-        "trocar CPU contexts: cpu_threads = 0 ({}); also cpu_threads = 1 on meshes of {PARALLEL_MIN_TRIANGLES} \
+    let mut report = Report::new("clip-select");
+    report!(report);
+    report!(report, "- machine: {}", machine());
+    report!(
+        report,
+        "- trocar CPU contexts: cpu_threads = 0 ({}); also cpu_threads = 1 on meshes of {PARALLEL_MIN_TRIANGLES} \
          triangles or more (smaller ones run on the calling thread anyway). parry, brute force and the floor run \
          on 1 thread.",
         probe.device_name()
     );
-    println!(
-        "tool radius {RADIUS} cm, entry {ENTRY_DISTANCE} cm outside the surface, tip {DEPTH} cm inside, dynamic \
+    report!(
+        report,
+        "- tool radius {RADIUS} cm, entry {ENTRY_DISTANCE} cm outside the surface, tip {DEPTH} cm inside, dynamic \
          motion {MOTION} cm; {} poses cycled; every step deforms all vertices (wave, amplitude {AMPLITUDE} cm).",
         poses.len()
     );
-    println!(
-        "\"update + query\": trocar update_positions of all vertices + query; parry: build the Vec<Point3> + \
+    report!(
+        report,
+        "- \"update + query\": trocar update_positions of all vertices + query; parry: build the Vec<Point3> + \
          TriMesh::new (rebuild) or + Qbvh refit. \"hits\": mean per query.{}",
         if quick {
             " QUICK RUN: few iterations, timings meaningless."
@@ -718,22 +798,24 @@ fn main() {
             ""
         }
     );
-    println!();
-    println!("hit-set checks (undeformed mesh, capsule):");
+    report!(report);
+    report!(report, "hit-set checks (undeformed mesh, capsule):");
     for c in &checks {
-        println!("  {c}");
+        report!(report, "- {c}");
     }
     for w in &warnings {
-        println!("{w}");
+        report!(report, "- {w}");
     }
-    println!();
-    println!(
+    report!(report);
+    report!(
+        report,
         "| mesh | method | threads | query median | query p90 | update + query median | update + query p90 | hits | iters |"
     );
-    println!("|---|---|--:|--:|--:|--:|--:|--:|--:|");
+    report!(report, "|---|---|--:|--:|--:|--:|--:|--:|--:|");
     for r in &rows {
         let (tm, tp) = r.total.unwrap_or((f64::NAN, f64::NAN));
-        println!(
+        report!(
+            report,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             format_count(r.triangles),
             r.method,
@@ -752,8 +834,8 @@ fn main() {
     }
 
     // Ratios (medians), per mesh size.
-    println!();
-    println!("ratios (medians; > 1 means trocar is faster):");
+    report!(report);
+    report!(report, "ratios (medians; > 1 means trocar is faster):");
     let find = |n: usize, method: &str, threads: Option<usize>| {
         rows.iter().find(|r| {
             r.triangles == n && r.method == method && threads.is_none_or(|t| t == r.threads)
@@ -770,7 +852,7 @@ fn main() {
         ) else {
             continue;
         };
-        let mut line = format!("  {} tris:", format_count(n));
+        let mut line = format!("- {} tris:", format_count(n));
         let mut ratio =
             |what: &str, other: Option<&Row>, other_total: bool, ours: &Row, total: bool| {
                 let Some(o) = other else { return };
@@ -839,7 +921,7 @@ fn main() {
         if threads > 1 {
             for (what, m) in [
                 (
-                    "speedup of 2 threads over 1 (static)",
+                    &*format!("speedup of {threads} threads over 1 (static)"),
                     "trocar static capsule",
                 ),
                 ("(dynamic)", "trocar dynamic capsule"),
@@ -851,14 +933,15 @@ fn main() {
             }
         }
         line.pop();
-        println!("{line}");
+        report!(report, "{line}");
     }
     if let Some(&n) = sizes.last() {
         let floor = find(n, "floor: read x,y,z + indices once", None).map(|r| r.query.0);
         for t in [threads, 1] {
             if let (Some(floor), Some(r)) = (floor, find(n, "trocar static capsule", Some(t))) {
-                println!(
-                    "  {} tris: trocar static capsule query ({t} thread{}) / floor (1 thread) = {:.2}",
+                report!(
+                    report,
+                    "- {} tris: trocar static capsule query ({t} thread{}) / floor (1 thread) = {:.2}",
                     format_count(n),
                     if t == 1 { "" } else { "s" },
                     r.query.0 / floor
@@ -869,6 +952,12 @@ fn main() {
             }
         }
     }
-    println!();
-    println!("total bench time: {:.1} s", started.elapsed().as_secs_f64());
+    report!(report);
+    report!(
+        report,
+        "total bench time: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    report.save();
+    save_file("clip-select.svg", &plot(&rows, threads, quick));
 }

@@ -30,8 +30,9 @@
 mod common;
 
 use common::{
-    AMPLITUDE, DEPTH, ENTRY_DISTANCE, MOTION, Pose, RADIUS, Wave, format_count, format_time,
-    machine, median_p90, quick_mode, seconds, subdivide, surface_poses, tool_of,
+    AMPLITUDE, DEPTH, ENTRY_DISTANCE, MOTION, Pose, RADIUS, Report, Wave, format_count,
+    format_time, machine, median_p90, quick_mode, report, seconds, subdivide, surface_poses,
+    tool_of,
 };
 use glam::Vec3;
 use std::time::{Duration, Instant};
@@ -510,6 +511,7 @@ fn main() {
     let started = Instant::now();
     let load_before = load_average();
     let quick = quick_mode();
+    let mut report = Report::new("gpu");
     let budget = Budget::new(quick);
     let elapsed = || started.elapsed().as_secs_f64();
     let path = common::liver_path();
@@ -540,7 +542,8 @@ fn main() {
     }) {
         Ok(gpu) => Some(gpu),
         Err(e) if e.kind == ErrorKind::BackendUnavailable => {
-            println!(
+            report!(
+                report,
                 "no GPU backend: {}; only the CPU backend is measured.",
                 e.message
             );
@@ -622,16 +625,22 @@ fn main() {
     }
 
     // The report.
-    println!();
-    println!(
-        "machine: {}; 1-minute load average {load_before} at the start, {} at the end",
+    report!(report);
+    report!(
+        report,
+        "- machine: {}; 1-minute load average {load_before} at the start, {} at the end",
         machine(),
         load_average()
     );
-    println!("CPU backend: {} (cpu_threads = 0)", cpu.device_name());
+    report!(
+        report,
+        "- CPU backend: {} (cpu_threads = 0)",
+        cpu.device_name()
+    );
     match &gpu {
-        Some(g) => println!(
-            "GPU backend: {} — {}; context opened in {}",
+        Some(g) => report!(
+            report,
+            "- GPU backend: {} — {}; context opened in {}",
             g.device_name(),
             if hardware {
                 "hardware adapter"
@@ -640,10 +649,11 @@ fn main() {
             },
             format_time(gpu_open.as_secs_f64())
         ),
-        None => println!("GPU backend: none (see above)"),
+        None => report!(report, "- GPU backend: none (see above)"),
     }
-    println!(
-        "tool radius {RADIUS} cm, entry {ENTRY_DISTANCE} cm outside the surface, tip {DEPTH} cm inside, dynamic \
+    report!(
+        report,
+        "- tool radius {RADIUS} cm, entry {ENTRY_DISTANCE} cm outside the surface, tip {DEPTH} cm inside, dynamic \
          motion {MOTION} cm; {} distinct poses (a batch of n uses n of them, cycling); capsule volume; (b) deforms \
          every vertex (wave, amplitude {AMPLITUDE} cm) before each step, outside the timing.{}",
         poses.len(),
@@ -653,22 +663,23 @@ fn main() {
             ""
         }
     );
-    println!("mesh upload: {}", setup.join("; "));
+    report!(report, "- mesh upload: {}", setup.join("; "));
     if gpu.is_some() {
-        println!();
-        println!("hit-set checks (GPU vs CPU, before timing):");
+        report!(report);
+        report!(report, "hit-set checks (GPU vs CPU, before timing):");
         for c in &checks {
-            println!("  {c}");
+            report!(report, "- {c}");
         }
         for f in &failures {
-            println!("  FAILED: {f}");
+            report!(report, "- FAILED: {f}");
         }
     }
-    println!();
-    println!(
+    report!(report);
+    report!(
+        report,
         "| mesh | measurement | CPU median | CPU p90 | GPU median | GPU p90 | GPU/CPU | GPU target (1.12M) | hits/query | iters CPU/GPU |"
     );
-    println!("|---|---|--:|--:|--:|--:|--:|---|--:|--:|");
+    report!(report, "|---|---|--:|--:|--:|--:|--:|---|--:|--:|");
     for rows in &meshes {
         for &(m, c) in &rows.cpu {
             let g = rows.gpu.iter().find(|(k, _)| *k == m).map(|(_, o)| *o);
@@ -708,19 +719,23 @@ fn main() {
             };
             let [cm, cp, ci] = cells(Some(c));
             let [gm, gp, gi] = cells(g);
-            println!(
+            report!(
+                report,
                 "| {} | {} | {cm} | {cp} | {gm} | {gp} | {ratio} | {target} | {hits} | {ci}/{gi} |",
                 format_count(rows.triangles),
                 m.label(),
             );
         }
     }
-    println!();
-    println!(
+    report!(report);
+    report!(
+        report,
         "GPU/CPU: ratio of the medians (> 1: the GPU is slower). Targets are judged on a hardware GPU only, on the \
          1.12M-triangle mesh."
     );
-    println!("total bench time: {:.1} s", elapsed());
+    report!(report);
+    report!(report, "total bench time: {:.1} s", elapsed());
+    report.save();
     if !failures.is_empty() {
         eprintln!("gpu_backend: the GPU's hit sets differ from the CPU's (see FAILED above)");
         std::process::exit(1);

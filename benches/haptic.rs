@@ -21,8 +21,8 @@
 mod common;
 
 use common::{
-    Lockstep, Palpation, Wave, deform_step, format_count, format_time, machine, median_p90,
-    quick_mode, split_edges,
+    Lockstep, Palpation, Report, Wave, deform_step, format_count, format_time, machine, median_p90,
+    quick_mode, report, split_edges,
 };
 use glam::Vec3;
 use std::fmt::Write as _;
@@ -481,10 +481,12 @@ fn main() {
         }
     }
 
-    println!();
-    println!("machine: {}", machine());
-    println!(
-        "one CPU context per mesh (cpu_threads = 1); the tracker runs on the calling thread. Tool radius {RADIUS} cm, \
+    let mut report = Report::new("haptic");
+    report!(report);
+    report!(report, "- machine: {}", machine());
+    report!(
+        report,
+        "- one CPU context per mesh (cpu_threads = 1); the tracker runs on the calling thread. Tool radius {RADIUS} cm, \
          entry 8 cm out; the tip palpates one spot of the liver (0.6 cm above to 0.4 cm into the surface, ±0.4 cm \
          sideways, at most 0.02 cm per update); the mesh deforms every {HAPTIC_PER_STEP} updates (untimed; on the \
          timed thread, between updates, except on the \"simulation thread\" row, and not at all on the \"mesh \
@@ -497,11 +499,12 @@ fn main() {
             ""
         }
     );
-    println!();
-    println!(
+    report!(report);
+    report!(
+        report,
         "| mesh | method | segments | median | p90 | mean | contact | strip | tests | iters |"
     );
-    println!("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+    report!(report, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
     let show = |x: f64, digits: usize| {
         if x.is_nan() {
             "–".to_string()
@@ -510,7 +513,8 @@ fn main() {
         }
     };
     for r in &rows {
-        println!(
+        report!(
+            report,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             format_count(sizes[r.mesh]),
             r.what,
@@ -524,26 +528,26 @@ fn main() {
             r.iters
         );
     }
-    println!();
-    println!("costs on the simulation thread:");
+    report!(report);
+    report!(report, "costs on the simulation thread:");
     for n in &notes {
-        println!("  {n}");
+        report!(report, "- {n}");
     }
-    println!();
-    println!("ratios (medians):");
+    report!(report);
+    report!(report, "ratios (medians):");
     let find = |mesh: usize, what: &str, segments: u32| {
         rows.iter()
             .find(|r| r.mesh == mesh && r.what.starts_with(what) && r.segments == segments)
     };
     for (index, &size) in sizes.iter().enumerate() {
-        let mut line = format!("  {}: brute force / tracker", format_count(size));
+        let mut line = format!("- {}: brute force / tracker", format_count(size));
         for &s in &SEGMENTS {
             if let (Some(b), Some(t)) = (find(index, "brute force", s), find(index, "tracker", s)) {
                 let _ = write!(line, " {s} seg {:.0}x;", b.median / t.median);
             }
         }
         line.pop();
-        println!("{line}");
+        report!(report, "{line}");
     }
     // The issue's targets, for the whole update and for the bare dynamic point (no strip).
     let last = sizes.len() - 1;
@@ -566,8 +570,9 @@ fn main() {
             })
         };
         if let (Some(small), Some(large)) = (exact(0), exact(last)) {
-            println!(
-                "  {label}, one segment, {} / {}: {:.2}x median, {:.2}x mean (target <= 1.5x)",
+            report!(
+                report,
+                "- {label}, one segment, {} / {}: {:.2}x median, {:.2}x mean (target <= 1.5x)",
                 format_count(sizes[last]),
                 format_count(sizes[0]),
                 large.median / small.median,
@@ -576,8 +581,9 @@ fn main() {
         }
         for (index, &size) in sizes.iter().enumerate() {
             if let Some(r) = exact(index) {
-                println!(
-                    "  {label}, one segment, {}: median {}, mean {} (target <= 1 µs: {})",
+                report!(
+                    report,
+                    "- {label}, one segment, {}: median {}, mean {} (target <= 1 µs: {})",
                     format_count(size),
                     format_time(r.median),
                     format_time(r.mean),
@@ -586,6 +592,11 @@ fn main() {
             }
         }
     }
-    println!();
-    println!("total bench time: {:.1} s", started.elapsed().as_secs_f64());
+    report!(report);
+    report!(
+        report,
+        "total bench time: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    report.save();
 }

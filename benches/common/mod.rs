@@ -1,10 +1,17 @@
 //! Scene helpers shared by the benchmarks and the `laparoscopy` and `haptic_profile` examples (which include
 //! this file with `#[path]`): loading the liver, midpoint subdivision and finer edge splitting, a cheap smooth
 //! deformation, vertex normals, ray casting, tool poses that really touch the surface, the haptic palpation,
-//! and the benchmarks' quick-mode flag, statistics and formatting.
+//! and the benchmarks' quick-mode flag, statistics, formatting, report files ([`output`]) and plots ([`plot`]).
 
 // Each user needs only part of this module.
 #![allow(dead_code)]
+
+pub mod output;
+pub mod plot;
+
+// Each bench and example uses only some of these.
+#[allow(unused_imports)]
+pub(crate) use output::{Report, report, save_file};
 
 use glam::Vec3;
 use std::collections::HashMap;
@@ -16,9 +23,7 @@ use std::path::PathBuf;
 pub fn liver_path() -> PathBuf {
     match std::env::var_os("TROCAR_LIVER_OBJ") {
         Some(path) if !path.is_empty() => PathBuf::from(path),
-        _ => {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/meshes/liver-smooth.obj")
-        }
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/meshes/liver-smooth.obj"),
     }
 }
 
