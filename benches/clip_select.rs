@@ -952,12 +952,6 @@ fn main() {
             }
         }
     }
-    report!(report);
-    report!(
-        report,
-        "total bench time: {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
-    report.save();
+    report.finish(started);
     save_file("clip-select.svg", &plot(&rows, threads, quick));
 }

@@ -733,9 +733,7 @@ fn main() {
         "GPU/CPU: ratio of the medians (> 1: the GPU is slower). Targets are judged on a hardware GPU only, on the \
          1.12M-triangle mesh."
     );
-    report!(report);
-    report!(report, "total bench time: {:.1} s", elapsed());
-    report.save();
+    report.finish(started);
     if !failures.is_empty() {
         eprintln!("gpu_backend: the GPU's hit sets differ from the CPU's (see FAILED above)");
         std::process::exit(1);

@@ -592,11 +592,5 @@ fn main() {
             }
         }
     }
-    report!(report);
-    report!(
-        report,
-        "total bench time: {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
-    report.save();
+    report.finish(started);
 }

@@ -38,6 +38,16 @@ impl Report {
         let _ = writeln!(self.text, "{line}");
     }
 
+    /// Ends the report with the bench's total time since `started`, then saves it (see [`Self::save`]).
+    pub fn finish(&mut self, started: std::time::Instant) {
+        self.line("");
+        self.line(format_args!(
+            "total bench time: {:.1} s",
+            started.elapsed().as_secs_f64()
+        ));
+        self.save();
+    }
+
     /// Writes the kept lines to `<output_dir>/<name>.md` and says where on stderr; exits with an error if it
     /// cannot (the docs script relies on the file).
     pub fn save(&self) {
