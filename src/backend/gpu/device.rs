@@ -57,14 +57,59 @@ fn rank(info: &wgpu::AdapterInfo) -> u8 {
     }
 }
 
+/// Vulkan instance extensions that connect to a display server; see [`instance`].
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+const DISPLAY_EXTENSIONS: [&std::ffi::CStr; 3] = [
+    c"VK_KHR_wayland_surface",
+    c"VK_KHR_xcb_surface",
+    c"VK_KHR_xlib_surface",
+];
+
+/// A Vulkan instance without the Wayland, XCB and Xlib surface extensions: trocar never presents, and with
+/// them enabled Mesa's device-select layer connects to the display server in `vkEnumeratePhysicalDevices`
+/// (libwayland prints "error: XDG_RUNTIME_DIR is invalid or not set in the environment." on a headless
+/// machine). No Vulkan at all gives an instance with no adapters.
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+fn instance() -> wgpu::Instance {
+    use wgpu::hal::{self, vulkan};
+    let desc = hal::InstanceDescriptor {
+        name: "trocar",
+        flags: wgpu::InstanceFlags::default(),
+        memory_budget_thresholds: Default::default(),
+        backend_options: Default::default(),
+        telemetry: None,
+        display: None,
+    };
+    let without_display = Box::new(|args: vulkan::CreateInstanceCallbackArgs| {
+        args.extensions.retain(|e| !DISPLAY_EXTENSIONS.contains(e));
+    });
+    // SAFETY: wgpu-hal asks callbacks not to remove extensions, but it uses these three only to create
+    // surfaces of their kind (checking the list first), and trocar creates no surface. VK_KHR_surface, which
+    // the swapchain device extension depends on, stays.
+    match unsafe { vulkan::Instance::init_with_callback(&desc, Some(without_display)) } {
+        // SAFETY: a freshly created instance, handed over whole.
+        Ok(vk) => unsafe { wgpu::Instance::from_hal::<hal::api::Vulkan>(vk) },
+        Err(_) => wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends: wgpu::Backends::empty(),
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        }),
+    }
+}
+
+/// A wgpu instance on the platform's primary backends.
+#[cfg(not(any(target_os = "linux", target_os = "freebsd")))]
+fn instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::PRIMARY,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    })
+}
+
 impl Gpu {
     /// Opens the best adapter: hardware only, unless `allow_software` also admits a software one.
     pub fn open(allow_software: bool) -> Result<Self> {
         let unavailable = |m: String| Error::new(ErrorKind::BackendUnavailable, m);
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-            backends: wgpu::Backends::PRIMARY,
-            ..wgpu::InstanceDescriptor::new_without_display_handle()
-        });
+        let instance = instance();
         let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY));
         let seen: Vec<String> = adapters
             .iter()
