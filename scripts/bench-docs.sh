@@ -95,9 +95,8 @@ for name in "${names[@]}"; do
     [ -n "${BENCH[$name]:-}" ] || die "unknown bench '$name' (known: clip-select gpu ccd haptic)"
 done
 
-# Full runs only; Mesa's Vulkan drivers complain on every device without XDG_RUNTIME_DIR (headless machines).
+# Full runs only.
 unset TROCAR_BENCH_QUICK
-if [ -z "${XDG_RUNTIME_DIR:-}" ]; then XDG_RUNTIME_DIR="$(mktemp -d)"; export XDG_RUNTIME_DIR; fi
 mkdir -p "$DOCS"
 seconds=0
 for name in "${names[@]}"; do

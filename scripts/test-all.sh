@@ -39,8 +39,6 @@ if ((${#missing[@]})); then
         { echo "error: apt-get install ${missing[*]} failed" >&2; exit 1; }
 fi
 
-# Mesa's Vulkan drivers print "XDG_RUNTIME_DIR is invalid" on every device without one (headless machines).
-if [ -z "${XDG_RUNTIME_DIR:-}" ]; then XDG_RUNTIME_DIR="$(mktemp -d)"; export XDG_RUNTIME_DIR; fi
 
 
 step "cargo fmt --check"

@@ -16,11 +16,6 @@ require_mono
 
 rm -rf "$work"
 mkdir -p "$work/Project/Assets" "$work/bin"
-# Mesa's Vulkan drivers, probed by the Auto backend, complain on every context without one (headless machines).
-if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
-    mkdir -m 700 "$work/xdg"
-    export XDG_RUNTIME_DIR="$work/xdg"
-fi
 "$here/../package.sh" "$work/Project/Assets"
 
 plugin="$work/Project/Assets/Plugins/Trocar"
