@@ -1,12 +1,16 @@
-//! Gives the shared library a soname carrying the ABI major version (`TROCAR_VERSION_MAJOR`), so consumers
-//! record `libtrocar.so.<major>` and a release that breaks the ABI can be installed beside them.
+//! Gives the shared library a soname that changes whenever the ABI may break: `libtrocar.so.0.<minor>` while the
+//! major is 0 (each 0.x minor may break it), `libtrocar.so.<major>` from 1.0 on. Consumers record it, and a release
+//! with another ABI can be installed beside them.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-        println!(
-            "cargo:rustc-cdylib-link-arg=-Wl,-soname,libtrocar.so.{}",
-            env!("CARGO_PKG_VERSION_MAJOR")
-        );
+        let major = env!("CARGO_PKG_VERSION_MAJOR");
+        let abi = if major == "0" {
+            format!("0.{}", env!("CARGO_PKG_VERSION_MINOR"))
+        } else {
+            major.to_string()
+        };
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libtrocar.so.{abi}");
     }
 }

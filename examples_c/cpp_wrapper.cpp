@@ -198,6 +198,25 @@ int main(int argc, char **argv) {
     check(trocar::version() == TROCAR_VERSION, "library version matches the header");
     check(trocar::library_compatible(), "library_compatible()");
     check(trocar::wrapper_major_version == TROCAR_VERSION_MAJOR, "wrapper major version");
+    // The ABI rule on explicit versions (library, header): same major and, for 0.x, same minor; any patch.
+    check(trocar::abi_compatible(0x000201u, 0x000200u) && trocar::abi_compatible(0x000200u, 0x000209u),
+          "abi_compatible: 0.2.x patches");
+    check(!trocar::abi_compatible(0x000300u, 0x000200u) && !trocar::abi_compatible(0x000100u, 0x000200u),
+          "abi_compatible: another 0.x minor refused");
+    check(!trocar::abi_compatible(0x010200u, 0x000200u) && !trocar::abi_compatible(0x000200u, 0x010200u),
+          "abi_compatible: another major refused");
+    check(trocar::abi_compatible(0x010300u, 0x010200u) && !trocar::abi_compatible(0x020000u, 0x010000u),
+          "abi_compatible: 1.x minors kept, majors refused");
+    trocar::check_version(trocar::version());  // no throw
+    try {
+        trocar::check_version(TROCAR_VERSION + 0x100u);  // the next minor
+        check(false, "check_version accepted another 0.x minor");
+    } catch (const trocar::VersionError &e) {
+        const std::string what = e.what();
+        check(e.status() == TROCAR_ERROR_INVALID_ARGUMENT && e.library_version() == TROCAR_VERSION + 0x100u &&
+                  what.find("same minor") != std::string::npos,
+              "check_version's error: " + what);
+    }
     check(std::strcmp(trocar::status_name(TROCAR_ERROR_STALE_HANDLE), "TROCAR_ERROR_STALE_HANDLE") == 0,
           "status_name");
     check(trocar::default_query().volume == TROCAR_VOLUME_CAPSULE, "default_query");

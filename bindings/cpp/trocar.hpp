@@ -8,6 +8,8 @@
  *     The C API changes nothing on a refused call, so after a throw the context, mesh and results are as before.
  *     The few checks the wrapper makes itself (a std::vector whose size is not a multiple of 3, a null pointer
  *     in a moved-from object) throw trocar::Error too, with TROCAR_ERROR_INVALID_ARGUMENT / _NULL_POINTER.
+ *   - The loaded library's ABI is checked before the first Context or CCD test: the same major as trocar.h and,
+ *     while the major is 0, the same minor (the rule the soname follows); trocar::VersionError (an Error) otherwise.
  *   - trocar::Context and trocar::Results own their C handles: move-only, destroyed in the destructor.
  *   - Meshes are named by the C API's by-value TrocarMeshId; their operations are members of Context
  *     (create_mesh, update_positions, set_triangles, destroy_mesh, counts, read_positions).
@@ -73,9 +75,48 @@ inline const char *status_name(TrocarStatus status) noexcept { return trocar_sta
 /// The loaded library's packed version ((major << 16) | (minor << 8) | patch).
 inline std::uint32_t version() noexcept { return trocar_version(); }
 
-/// True when the loaded library's major version is the one trocar.h and this wrapper were written for.
+/// True when a library of packed version `library` has the ABI of packed version `header`: the same major and,
+/// while the major is 0 (each 0.x minor may break the ABI), the same minor. The patch may differ.
+constexpr bool abi_compatible(std::uint32_t library, std::uint32_t header) noexcept {
+    return (library >> 16) == (header >> 16) &&
+           ((header >> 16) != 0 || ((library >> 8) & 0xFFu) == ((header >> 8) & 0xFFu));
+}
+
+/// True when the loaded library has the ABI that trocar.h and this wrapper were written for.
 inline bool library_compatible() noexcept {
-    return (trocar_version() >> 16) == TROCAR_VERSION_MAJOR && TROCAR_VERSION_MAJOR == wrapper_major_version;
+    return abi_compatible(trocar_version(), TROCAR_VERSION) && TROCAR_VERSION_MAJOR == wrapper_major_version;
+}
+
+/// The loaded library has another ABI than trocar.h (status TROCAR_ERROR_INVALID_ARGUMENT, no library message).
+class VersionError : public Error {
+public:
+    /// An error naming both versions.
+    VersionError(std::uint32_t library, std::uint32_t header)
+        : Error(TROCAR_ERROR_INVALID_ARGUMENT, message(library, header)), library_(library) {}
+    /// The loaded library's packed version.
+    std::uint32_t library_version() const noexcept { return library_; }
+
+private:
+    static std::string message(std::uint32_t library, std::uint32_t header) {
+        const auto v = [](std::uint32_t p) {
+            return std::to_string(p >> 16) + "." + std::to_string((p >> 8) & 0xFFu) + "." + std::to_string(p & 0xFFu);
+        };
+        return "trocar: the loaded library is version " + v(library) + ", trocar.h and trocar.hpp are " + v(header) +
+               " (needs the same major and, for 0.x, the same minor); use the matching library and headers";
+    }
+    std::uint32_t library_;
+};
+
+/// Throws trocar::VersionError unless abi_compatible(library, header).
+inline void check_version(std::uint32_t library, std::uint32_t header = TROCAR_VERSION) {
+    if (!abi_compatible(library, header)) throw VersionError(library, header);
+}
+
+/// check_version on the loaded library, once per process while it passes (Context's constructor and the CCD
+/// functions call it first).
+inline void ensure_compatible() {
+    static const bool checked = (check_version(trocar_version()), true);
+    static_cast<void>(checked);
 }
 
 /// Throws trocar::Error unless status is TROCAR_OK; `function` names the call in what().
@@ -232,7 +273,9 @@ class Results;
 class Context {
 public:
     /// Creates a context from `def` (default: TROCAR_BACKEND_AUTO); throws trocar::Error on failure.
+    /// Throws trocar::VersionError first if the loaded library has another ABI (ensure_compatible).
     explicit Context(const TrocarContextDef &def = trocar_default_context_def()) {
+        ensure_compatible();
         check(trocar_context_create(&def, &ctx_), "trocar_context_create");
     }
     /// Destroys the context and its meshes (no other thread may be using it).
@@ -536,6 +579,7 @@ struct CcdResult {
 inline CcdResult ccd_vertex_face(const std::array<double, 24> &points, double min_separation = 0.0) {
     CcdResult r;
     std::uint32_t hit = 0;
+    ensure_compatible();
     check(trocar_ccd_vertex_face(points.data(), min_separation, &r.time_of_impact, &hit), "trocar_ccd_vertex_face");
     r.collides = hit != 0;
     return r;
@@ -545,6 +589,7 @@ inline CcdResult ccd_vertex_face(const std::array<double, 24> &points, double mi
 inline CcdResult ccd_edge_edge(const std::array<double, 24> &points, double min_separation = 0.0) {
     CcdResult r;
     std::uint32_t hit = 0;
+    ensure_compatible();
     check(trocar_ccd_edge_edge(points.data(), min_separation, &r.time_of_impact, &hit), "trocar_ccd_edge_edge");
     r.collides = hit != 0;
     return r;

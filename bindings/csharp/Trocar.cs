@@ -12,7 +12,7 @@
 //     runtimes without it, compile with -define:TROCAR_NO_SPAN and use HitsView() (an unsafe pointer + Count
 //     view with an indexer), which is always available. Both are valid only until the next query into the
 //     results object or its disposal, as the C API says.
-//   - The library's version is checked once, before the first context is created: same major and, for 0.x,
+//   - The library's version is checked once, before the first context or CCD test: same major and, for 0.x,
 //     the same minor as the header this file was written for (TrocarVersionException otherwise).
 // Compile with -unsafe (mcs -unsafe, or "Allow 'unsafe' code" in Unity).
 
@@ -273,7 +273,7 @@ namespace Trocar
                     major == 0 ? " and, for 0.x, the same minor" : ""));
         }
 
-        /// <summary>Checks the loaded library's version once (called before the first context is created).</summary>
+        /// <summary>Checks the loaded library's version once (called before the first context or CCD test).</summary>
         public static void EnsureCompatible()
         {
             lock (s_lock)
@@ -603,6 +603,7 @@ namespace Trocar
         static bool Run(bool edgeEdge, double[] points, double minSeparation, out double timeOfImpact)
         {
             if (points == null || points.Length != 24) throw new ArgumentException("8 points (24 doubles) expected", "points");
+            Native.EnsureCompatible();
             uint collides;
             fixed (double* p = points)
             {

@@ -380,6 +380,11 @@ static class TrocarTest
         catch (TrocarVersionException) { threw = true; }
         Check(threw, "CheckVersion accepted a different major");
         Native.CheckVersion((version & ~0xFFu) | 9, Native.VersionMajor, Native.VersionMinor); // patch: fine
+        threw = false;
+        try { Native.CheckVersion(0x000100u, 0, 2); } // an older 0.x minor
+        catch (TrocarVersionException) { threw = true; }
+        Check(threw, "CheckVersion accepted 0.1 for 0.2");
+        Native.CheckVersion(0x010300u, 1, 2); // from 1.0 on, minors keep the ABI
 
         var posList = new List<float>();
         var triList = new List<uint>();

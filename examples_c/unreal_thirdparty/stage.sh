@@ -40,11 +40,14 @@ for f in "$prefix/lib/libtrocar.so" "$prefix/include/trocar.h"; do
     [ -e "$f" ] || { echo "error: $f not found: is $prefix an install prefix of scripts/install.sh?" >&2; exit 1; }
 done
 
-# trocar.Build.cs stages the library under libtrocar.so.<TROCAR_VERSION_MAJOR>: that must be its soname.
+# trocar.Build.cs stages the library under libtrocar.so.<ABI> (0.<minor> while the major is 0, else <major>, from
+# the header): that must be its soname.
 major="$(sed -n 's/^#define TROCAR_VERSION_MAJOR \([0-9][0-9]*\).*/\1/p' "$prefix/include/trocar.h")"
+minor="$(sed -n 's/^#define TROCAR_VERSION_MINOR \([0-9][0-9]*\).*/\1/p' "$prefix/include/trocar.h")"
+if [ "$major" = 0 ]; then abi="0.$minor"; else abi="$major"; fi
 soname="$(objdump -p "$prefix/lib/libtrocar.so" | sed -n 's/^ *SONAME *//p')"
-if [ "$soname" != "libtrocar.so.$major" ]; then
-    echo "error: $prefix/lib/libtrocar.so has soname '$soname', trocar.Build.cs expects libtrocar.so.$major" >&2
+if [ "$soname" != "libtrocar.so.$abi" ]; then
+    echo "error: $prefix/lib/libtrocar.so has soname '$soname', trocar.Build.cs expects libtrocar.so.$abi" >&2
     exit 1
 fi
 

@@ -41,7 +41,10 @@ static class RulesDriver
             return 1;
         string module = Path.GetFullPath(args[1]), bin = Path.GetFullPath(args[2]), output = args[3];
         string header = Path.Combine(module, "include", "trocar.h");
-        string major = File.ReadAllLines(header).Single(l => l.StartsWith("#define TROCAR_VERSION_MAJOR ")).Split(' ')[2];
+        string[] lines = File.ReadAllLines(header);
+        string major = lines.Single(l => l.StartsWith("#define TROCAR_VERSION_MAJOR ")).Split(' ')[2];
+        // The soname's ABI version: 0.<minor> while the major is 0, else the major.
+        string abi = major != "0" ? major : "0." + lines.Single(l => l.StartsWith("#define TROCAR_VERSION_MINOR ")).Split(' ')[2];
 
         bool arm = args[4] == "LinuxArm64";
         UnrealTargetPlatform host = arm ? UnrealTargetPlatform.LinuxArm64 : UnrealTargetPlatform.Linux;
@@ -69,8 +72,8 @@ static class RulesDriver
             Check(d.Type == StagedFileType.NonUFS, "{0}: runtime dependency {1} staged as {2}", host, d.Path, d.Type);
             runtime.Add(d.Path.Replace(BinaryOutputDir, bin) + "\t" + d.SourcePath);
         }
-        Check(runtime.Count == 1 && runtime[0].StartsWith(Path.Combine(bin, "libtrocar.so." + major) + "\t"),
-              "{0}: runtime dependencies {1}, expected the library as libtrocar.so.{2}", host, string.Join("; ", runtime), major);
+        Check(runtime.Count == 1 && runtime[0].StartsWith(Path.Combine(bin, "libtrocar.so." + abi) + "\t"),
+              "{0}: runtime dependencies {1}, expected the library as libtrocar.so.{2}", host, string.Join("; ", runtime), abi);
 
         Directory.CreateDirectory(output);
         File.WriteAllLines(Path.Combine(output, "includes.txt"), r.PublicSystemIncludePaths);
@@ -78,13 +81,13 @@ static class RulesDriver
         File.WriteAllLines(Path.Combine(output, "definitions.txt"), r.PublicDefinitions);
         File.WriteAllLines(Path.Combine(output, "runtime.txt"), runtime);
 
-        OtherPlatforms(rules, header, major, output, other, otherArch);
+        OtherPlatforms(rules, header, abi, output, other, otherArch);
         Console.WriteLine("RulesDriver: {0} checks, {1} failures", s_checks, s_failures);
         return s_failures == 0 ? 0 : 1;
     }
 
     // The other platforms' branches, on placeholders named as cargo names its outputs for them.
-    static void OtherPlatforms(Type rules, string header, string major, string output, UnrealTargetPlatform other,
+    static void OtherPlatforms(Type rules, string header, string abi, string output, UnrealTargetPlatform other,
                                string otherArch)
     {
         string fake = Path.Combine(Path.GetFullPath(output), "fake_module");
@@ -118,7 +121,7 @@ static class RulesDriver
                BinaryOutputDir + "/libtrocar.dylib", Path.Combine(lib, "Mac", "libtrocar.dylib"));
         ModuleRules o = ModuleRules.Create(rules, fake, other);
         Expect(o, other.ToString(), new[] { Path.Combine(lib, otherArch, "libtrocar.so") }, new string[0],
-               BinaryOutputDir + "/libtrocar.so." + major, Path.Combine(lib, otherArch, "libtrocar.so"));
+               BinaryOutputDir + "/libtrocar.so." + abi, Path.Combine(lib, otherArch, "libtrocar.so"));
 
         ModuleRules a = ModuleRules.Create(rules, fake, UnrealTargetPlatform.Android);
         Check(a.PublicDefinitions.SequenceEqual(new[] { "WITH_TROCAR=0" }) && a.PublicAdditionalLibraries.Count == 0

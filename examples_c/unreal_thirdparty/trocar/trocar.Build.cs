@@ -22,7 +22,7 @@ public class trocar : ModuleRules
         string IncludeDir = Path.Combine(ModuleDirectory, "include");
         string Header = Existing(Path.Combine(IncludeDir, "trocar.h"));
         PublicSystemIncludePaths.Add(IncludeDir);
-        // The rules read the header (the soname's ABI major): a new header re-runs them.
+        // The rules read the header (the soname's ABI version): a new header re-runs them.
         ExternalDependencies.Add(Header);
 
         string LibDir = Path.Combine(ModuleDirectory, "lib");
@@ -47,10 +47,10 @@ public class trocar : ModuleRules
                 ? Path.Combine("Linux", "x86_64-unknown-linux-gnu")
                 : Path.Combine("LinuxArm64", "aarch64-unknown-linux-gnueabi");
             string So = Existing(Path.Combine(LibDir, Arch, "libtrocar.so"));
-            // Linking libtrocar.so records its soname, libtrocar.so.<ABI major>: that is the file the loader looks for
+            // Linking libtrocar.so records its soname, libtrocar.so.<ABI>: that is the file the loader looks for
             // next to the module ($ORIGIN), so it is staged under that name.
             PublicAdditionalLibraries.Add(So);
-            RuntimeDependencies.Add("$(BinaryOutputDir)/libtrocar.so." + AbiMajor(Header), So);
+            RuntimeDependencies.Add("$(BinaryOutputDir)/libtrocar.so." + AbiVersion(Header), So);
         }
         else
         {
@@ -69,13 +69,20 @@ public class trocar : ModuleRules
         return PathName;
     }
 
-    // TROCAR_VERSION_MAJOR from the header, which is also the ABI major in the Linux library's soname.
-    static string AbiMajor(string Header)
+    // The Linux library's soname suffix from the header: "0.<minor>" while the major is 0 (each 0.x minor may break
+    // the ABI), else "<major>".
+    static string AbiVersion(string Header)
     {
-        const string Define = "#define TROCAR_VERSION_MAJOR ";
+        string Major = Define(Header, "TROCAR_VERSION_MAJOR");
+        return Major == "0" ? "0." + Define(Header, "TROCAR_VERSION_MINOR") : Major;
+    }
+
+    static string Define(string Header, string Name)
+    {
+        string Prefix = "#define " + Name + " ";
         foreach (string Line in File.ReadAllLines(Header))
-            if (Line.StartsWith(Define))
-                return Line.Substring(Define.Length).Trim();
-        throw new InvalidDataException("trocar: no TROCAR_VERSION_MAJOR in " + Header);
+            if (Line.StartsWith(Prefix))
+                return Line.Substring(Prefix.Length).Trim();
+        throw new InvalidDataException("trocar: no " + Name + " in " + Header);
     }
 }
