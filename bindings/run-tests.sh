@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Tests the Python (ctypes) and C# (P/Invoke, under Mono) bindings against the built library.
-# Builds nothing Rust: expects target/release/libtrocar.so (cargo build --release --lib), the C examples built
-# in $TROCAR_EXAMPLES_DIR (default target/examples_c; see examples_c/CMakeLists.txt), and the liver mesh at
-# $TROCAR_DATA/meshes/liver-smooth.obj (default: the repository's data/). Needs python3 (numpy
-# optional) and Mono's mcs and mono (Debian: mono-mcs, mono-runtime). Exits non-zero on any failure.
+# Tests the Python (ctypes) and C# (P/Invoke, under Mono) bindings.
+# Expects target/release/libtrocar.so (cargo build --release --lib) for C#, the C examples built in
+# $TROCAR_EXAMPLES_DIR (default target/examples_c; see examples_c/CMakeLists.txt), and the liver mesh at
+# $TROCAR_DATA/meshes/liver-smooth.obj (default: the repository's data/). The Python package is installed
+# with pip (which builds the library with cargo) into a fresh virtual environment with numpy, from PyPI.
+# Needs python3 with venv and Mono's mcs and mono (Debian: python3-venv, mono-mcs, mono-runtime). Exits
+# non-zero on any failure.
 #
 # The C example liver_steps checks its 60 steps against double-precision reference geometry and records every
 # position update and query with its hits (target/bindings/liver_steps.record); the Python and C# tests replay
@@ -40,8 +42,18 @@ echo "--- bindings: the C example's record"
     { tail -n 20 "$out/liver_steps.log"; echo "error: liver_steps failed (log: $out/liver_steps.log)" >&2; exit 1; }
 tail -n 1 "$out/liver_steps.log"
 
-echo "--- bindings: Python (ctypes)"
-TROCAR_LIBRARY="$PWD/$lib" TROCAR_DATA="$data_dir" TROCAR_C_RECORD="$record" python3 bindings/python/test_trocar.py
+echo "--- bindings: Python (ctypes), pip-installed with numpy into a fresh virtual environment"
+venv="$PWD/$out/venv"
+rm -rf "$venv"
+python3 -m venv "$venv" || { echo "error: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; exit 1; }
+# The package's build runs cargo; sharing the target directory reuses the library's dependencies.
+CARGO_TARGET_DIR="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)" "$venv/bin/pip" install --quiet numpy ./bindings/python ||
+    { echo "error: pip install ./bindings/python failed" >&2; exit 1; }
+# Run from another folder, with no TROCAR_LIBRARY: the installed module must find its bundled library.
+repo="$PWD"
+data_abs="$(cd "$data_dir" && pwd)"
+(cd "$out" && env -u TROCAR_LIBRARY TROCAR_PYTHON_INSTALLED=1 TROCAR_DATA="$data_abs" \
+    TROCAR_C_RECORD="$repo/$record" "$venv/bin/python" "$repo/bindings/python/test_trocar.py")
 
 echo "--- bindings: C# (P/Invoke under Mono)"
 mcs -unsafe -warnaserror -out:"$out/csharp/TrocarTest.exe" bindings/csharp/Trocar.cs bindings/csharp/TrocarTest.cs

@@ -18,6 +18,8 @@ command -v cmake >/dev/null || missing+=(cmake)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 command -v cc >/dev/null || missing+=(gcc)
 command -v c++ >/dev/null || missing+=(g++)
+# scripts/install.sh and the install tests check sonames and strip with binutils.
+command -v objcopy >/dev/null || missing+=(binutils)
 pkg-config --exists osmesa 2>/dev/null || missing+=(libosmesa6-dev)
 pkg-config --exists glu 2>/dev/null || missing+=(libglu1-mesa-dev)
 # The GPU backend's tests: lavapipe (Mesa's software Vulkan driver) and the loader that finds it.
@@ -25,6 +27,8 @@ compgen -G '/usr/share/vulkan/icd.d/lvp_icd.*.json' >/dev/null || missing+=(mesa
 grep -q 'libvulkan\.so\.1' <<<"$(PATH="$PATH:/sbin:/usr/sbin" ldconfig -p 2>/dev/null)" || missing+=(libvulkan1)
 # The bindings' tests: python3 for the ctypes binding, Mono's C# compiler and runtime for the P/Invoke one.
 command -v python3 >/dev/null || missing+=(python3)
+# The Python package is tested from a fresh virtual environment (Debian splits ensurepip into python3-venv).
+python3 -c "import ensurepip" 2>/dev/null || missing+=(python3-venv)
 command -v mcs >/dev/null || missing+=(mono-mcs)
 command -v mono >/dev/null || missing+=(mono-runtime)
 if ((${#missing[@]})); then

@@ -14,7 +14,13 @@ import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+# TROCAR_PYTHON_INSTALLED=1: test the package pip installed (bindings/run-tests.sh does, from a fresh virtual
+# environment), not the module beside this file; then no test may skip.
+INSTALLED = os.environ.get("TROCAR_PYTHON_INSTALLED") == "1"
+if INSTALLED:  # Python puts a script's own folder first on the path: take it away
+    sys.path = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
+else:
+    sys.path.insert(0, HERE)
 import trocar  # noqa: E402
 
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -733,5 +739,23 @@ class TrackerTest(unittest.TestCase):
         t.close()
 
 
+@unittest.skipUnless(INSTALLED, "TROCAR_PYTHON_INSTALLED not set (bindings/run-tests.sh sets it)")
+class InstalledPackageTest(unittest.TestCase):
+    """`pip install ./bindings/python` gives a module that loads its own bundled library, with numpy."""
+
+    def test_module_and_library_come_from_the_installed_package(self):
+        module_dir = os.path.dirname(os.path.abspath(trocar.__file__))
+        self.assertNotEqual(module_dir, HERE)
+        self.assertEqual(os.path.dirname(os.path.abspath(trocar._lib_path)), module_dir)
+        self.assertIsNone(os.environ.get("TROCAR_LIBRARY"))
+
+    def test_numpy_is_installed(self):
+        self.assertIsNotNone(np, "the test command installs numpy with the package")
+
+
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    result = unittest.main(verbosity=2, exit=False).result
+    if INSTALLED and result.skipped:
+        print("error: %d test(s) skipped while testing the installed package" % len(result.skipped))
+        sys.exit(1)
+    sys.exit(0 if result.wasSuccessful() else 1)

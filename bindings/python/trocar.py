@@ -5,7 +5,7 @@ triples) or, when numpy is importable, C-contiguous float32 / uint32 arrays, whi
 library without a copy.
 
 The library is found, in order, at: the path in the environment variable TROCAR_LIBRARY; next to this
-module; target/release of the repository this file sits in (bindings/python/../../target/release);
+module (where `pip install ./bindings/python` bundles it); target/release of the repository this file sits in (bindings/python/../../target/release);
 ctypes.util.find_library("trocar"). On load, trocar_version() is compared with the version this binding
 was written for (TROCAR_VERSION_* of include/trocar.h): same major and, while the major is 0, the same
 minor, else TrocarVersionError.
@@ -19,6 +19,7 @@ minor, else TrocarVersionError.
 
 import ctypes
 import ctypes.util
+import glob
 import os
 import sys
 from collections import namedtuple
@@ -258,6 +259,8 @@ def _candidates():
     out = []
     for name in _library_names():
         out.append(os.path.join(_HERE, name))
+    # Bundled by `pip install` (setuptools-rust names it like an extension module, e.g. libtrocar.abi3.so).
+    out.extend(sorted(glob.glob(os.path.join(_HERE, "libtrocar.*.so"))))
     repo = os.path.normpath(os.path.join(_HERE, "..", ".."))
     for name in _library_names():
         out.append(os.path.join(repo, "target", "release", name))
