@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 
 # Each report's bench target and title.
 declare -A BENCH=([clip-select]=clip_select [gpu]=gpu_backend [ccd]=ccd [haptic]=haptic)
+# Each bench's source, where it is not benches/<bench>.rs: clip_select is in the workspace member peers/.
+declare -A SOURCE=([clip_select]=peers/benches/clip_select.rs)
 declare -A TITLE=([clip-select]="Clip-select queries" [gpu]="GPU backend" [ccd]="Continuous collision detection"
     [haptic]="Haptic tracker")
 OUT="${CARGO_TARGET_DIR:-target}/benchmarks"
@@ -22,7 +24,7 @@ die() { echo "bench-docs: error: $*" >&2; exit 1; }
 # against what (continued past a blank line where one ends in ';' or ':', a list the next one ends); `//! `
 # removed, rustdoc links [`x`] shown as `x`.
 summary() {
-    sed -n '/^\/\/!/!q; s|^//! \{0,1\}||p' "benches/$1.rs" |
+    sed -n '/^\/\/!/!q; s|^//! \{0,1\}||p' "${SOURCE[$1]:-benches/$1.rs}" |
         awk '/^$/ && ++blank >= 2 && last !~ /[;:]$/ { exit } /./ { last = $0 } { print }' |
         sed 's/\[`\([^]]*\)`\]/`\1`/g'
 }
@@ -32,7 +34,7 @@ measured() {
     local version commit
     version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
     commit=$(git rev-parse --short HEAD 2>/dev/null || echo "unknown")
-    if ! git diff --quiet HEAD -- src benches build.rs Cargo.toml Cargo.lock 2>/dev/null; then
+    if ! git diff --quiet HEAD -- src benches peers build.rs Cargo.toml Cargo.lock 2>/dev/null; then
         commit="$commit plus uncommitted changes to the code"
     fi
     echo "trocar $version, commit $commit"

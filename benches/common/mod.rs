@@ -23,7 +23,21 @@ use std::path::PathBuf;
 pub fn liver_path() -> PathBuf {
     match std::env::var_os("TROCAR_LIVER_OBJ") {
         Some(path) if !path.is_empty() => PathBuf::from(path),
-        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/meshes/liver-smooth.obj"),
+        _ => root_dir().join("data/meshes/liver-smooth.obj"),
+    }
+}
+
+/// The root package's directory (the repository root). This module is also included by the clip_select bench of
+/// the workspace member `peers/`, whose manifest directory is one level down.
+pub fn root_dir() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if env!("CARGO_PKG_NAME") == "trocar-peers" {
+        manifest
+            .parent()
+            .expect("peers/ has a parent")
+            .to_path_buf()
+    } else {
+        manifest
     }
 }
 

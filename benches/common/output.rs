@@ -55,11 +55,12 @@ impl Report {
     }
 }
 
-/// `$CARGO_TARGET_DIR/benchmarks`, or `target/benchmarks` in the package when that variable is not set.
+/// `$CARGO_TARGET_DIR/benchmarks`, or the workspace's `target/benchmarks` (at the repository root, also for the
+/// benches of the member `peers/`) when that variable is not set.
 pub fn output_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"),
+        _ => super::root_dir().join("target"),
     }
     .join("benchmarks")
 }

@@ -1,10 +1,36 @@
 //! The committed C header must equal what cbindgen generates from the sources, and its version macros must
 //! equal Cargo.toml's version.
+//!
+//! This test is in the workspace member `peers/` (with cbindgen, which the library's own targets do not need);
+//! it checks the root package, trocar: its `include/trocar.h`, `cbindgen.toml`, `src/ffi` and version.
 
 use std::path::PathBuf;
 
+/// The root package's directory: the repository root, above this package's `peers/`.
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("peers/ is inside the repository")
+        .to_path_buf()
+}
+
+/// The root package's version (major, minor, patch): its Cargo.toml's first `version = "X.Y.Z"` line, the
+/// `[package]` one (as scripts/install.sh reads it).
+fn trocar_version() -> (u32, u32, u32) {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).expect("Cargo.toml");
+    let version = manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("version = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .expect("a version = \"X.Y.Z\" line in Cargo.toml");
+    let parts: Vec<u32> = version
+        .split('.')
+        .map(|part| part.parse().expect("a numeric version"))
+        .collect();
+    let [major, minor, patch] = parts[..] else {
+        panic!("version {version} is not X.Y.Z");
+    };
+    (major, minor, patch)
 }
 
 fn generate() -> String {
@@ -35,9 +61,7 @@ fn committed_header_is_up_to_date() {
 
 #[test]
 fn version_matches_cargo_toml() {
-    let major: u32 = env!("CARGO_PKG_VERSION_MAJOR").parse().unwrap();
-    let minor: u32 = env!("CARGO_PKG_VERSION_MINOR").parse().unwrap();
-    let patch: u32 = env!("CARGO_PKG_VERSION_PATCH").parse().unwrap();
+    let (major, minor, patch) = trocar_version();
     assert_eq!(
         trocar::ffi::version::trocar_version(),
         (major << 16) | (minor << 8) | patch
