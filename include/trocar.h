@@ -143,7 +143,7 @@
 #define TROCAR_VERSION_MAJOR 0
 
 /**
- * Minor version: additions that keep the ABI.
+ * Minor version: while the major is 0 a new minor may break the ABI; from 1.0 on, additions that keep it.
  */
 #define TROCAR_VERSION_MINOR 2
 
