@@ -514,14 +514,7 @@ fn main() {
     let mut report = Report::new("gpu");
     let budget = Budget::new(quick);
     let elapsed = || started.elapsed().as_secs_f64();
-    let path = common::liver_path();
-    let (positions, triangles) = match trocar::obj::load_obj(&path) {
-        Ok(mesh) => mesh,
-        Err(e) => {
-            eprintln!("gpu_backend: cannot load the liver mesh: {e}");
-            std::process::exit(1);
-        }
-    };
+    let (positions, triangles) = common::liver_or_exit("gpu_backend");
     let poses = surface_poses(&positions, &triangles, POSES, ENTRY_DISTANCE, DEPTH, MOTION);
     assert_eq!(
         poses.len(),

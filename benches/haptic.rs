@@ -259,14 +259,7 @@ fn time_under_writes(
 fn main() {
     let started = Instant::now();
     let quick = quick_mode();
-    let path = common::liver_path();
-    let (positions, triangles) = match trocar::obj::load_obj(&path) {
-        Ok(mesh) => mesh,
-        Err(e) => {
-            eprintln!("haptic: cannot load the liver mesh: {e}");
-            std::process::exit(1);
-        }
-    };
+    let (positions, triangles) = common::liver_or_exit("haptic");
     // One palpation spot: a surface point with room above it, the tool along its (tilted) normal.
     let palpation = Palpation::on(&positions, &triangles, RADIUS);
 

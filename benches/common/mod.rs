@@ -27,6 +27,14 @@ pub fn liver_path() -> PathBuf {
     }
 }
 
+/// The liver mesh ([`liver_path`]), or exits the program `bench` with a message saying why it could not load it.
+pub fn liver_or_exit(bench: &str) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    trocar::obj::load_obj(liver_path()).unwrap_or_else(|e| {
+        eprintln!("{bench}: cannot load the liver mesh: {e}");
+        std::process::exit(1);
+    })
+}
+
 /// The root package's directory (the repository root). This module is also included by the clip_select bench of
 /// the workspace member `peers/`, whose manifest directory is one level down.
 pub fn root_dir() -> PathBuf {

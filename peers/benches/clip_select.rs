@@ -716,14 +716,7 @@ fn plot(rows: &[Row], threads: usize, quick: bool) -> String {
 fn main() {
     let started = Instant::now();
     let quick = quick_mode();
-    let path = common::liver_path();
-    let (positions, triangles) = match trocar::obj::load_obj(&path) {
-        Ok(mesh) => mesh,
-        Err(e) => {
-            eprintln!("clip_select: cannot load the liver mesh: {e}");
-            std::process::exit(1);
-        }
-    };
+    let (positions, triangles) = common::liver_or_exit("clip_select");
     let poses = surface_poses(&positions, &triangles, POSES, ENTRY_DISTANCE, DEPTH, MOTION);
     assert!(!poses.is_empty(), "no usable tool pose on the liver");
 
