@@ -16,7 +16,7 @@ declare -A TITLE=([clip-select]="Clip-select queries" [gpu]="GPU backend" [ccd]=
 OUT="${CARGO_TARGET_DIR:-target}/benchmarks"
 DOCS=docs/benchmarks
 # The last hardware-GPU run, kept by hand (this script does not regenerate it).
-H100=gpu-h100-2026-11-24.md
+H100=gpu-h100-2026-11-27.md
 
 die() { echo "bench-docs: error: $*" >&2; exit 1; }
 
@@ -50,7 +50,7 @@ gpu_notes() {
             "> a software rasterizer running the shaders on the same CPU cores: they only prove that the GPU backend" \
             "> runs and agrees with the CPU backend, not how fast it is on a GPU."
     fi
-    printf '\nThe hardware-GPU run of 2026-11-24 (NVIDIA H100, an earlier version of trocar) is kept in [%s](%s).\n' \
+    printf '\nThe latest hardware-GPU run (NVIDIA H100) is kept in [%s](%s).\n' \
         "$H100" "$H100"
 }
 
