@@ -241,8 +241,10 @@ typedef struct TrocarCcdContact {
    */
   float point[3];
   /**
-   * Unit direction pushing A off B (the face's normal, or the edges' common normal, on A's side at the
-   * start of the step); zero if undefined (degenerate features).
+   * Unit direction pushing A off B: the face's normal, or the edges' common normal, on A's side at the start
+   * of the step. Where that is zero (a face spanning a segment or a point, parallel edges): the direction
+   * from B's feature to A's at the contact's coordinates on them at the start of the step; zero only if
+   * those points coincide too.
    */
   float normal[3];
   /**
@@ -448,6 +450,7 @@ typedef struct TrocarContact {
 
 /**
  * A vertex of A meets a triangle of B: `feature_a = [vertex, NO_INDEX]`, `feature_b = [triangle, NO_INDEX]`.
+ * The triangle may span only a segment or a point (a repeated index): see `trocar_query_ccd`.
  */
 #define TROCAR_CCD_VERTEX_FACE 0
 
@@ -457,7 +460,8 @@ typedef struct TrocarContact {
 #define TROCAR_CCD_FACE_VERTEX 1
 
 /**
- * An edge of A meets an edge of B: each feature is the edge's two vertex indices, smaller first.
+ * An edge of A meets an edge of B: each feature is the edge's two vertex indices, smaller first, never equal
+ * (a triangle's zero-length edge {v, v} is not tested: see `trocar_query_ccd`).
  */
 #define TROCAR_CCD_EDGE_EDGE 2
 
@@ -641,6 +645,15 @@ void trocar_ccd_results_destroy(struct TrocarCcdResults *results);
  * primitive tests of
  * `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
  * On error `results` keeps its previous contents.
+ *
+ * Every vertex (in a triangle or not) is tested against every triangle of the other mesh, and every edge of
+ * A against every edge of B, each edge once however many triangles share it. A triangle with a repeated
+ * index ({a, a, b}, {a, b, a}, {a, a, a}) takes part as the segment or point it spans: a vertex meeting it is
+ * a `TROCAR_CCD_VERTEX_FACE` / `TROCAR_CCD_FACE_VERTEX` contact naming that triangle, and its edge {a, b} is
+ * an edge like any other. Its zero-length edge {a, a} is not tested, so no edge-edge contact names one:
+ * whatever that point meets (an edge or a point of the other mesh), the vertex-face test of a against the
+ * triangles holding that edge or point reports, with a time that is a lower bound of that meeting too. Two
+ * points {a, a, a} and {w, w, w} meeting give a vertex-face and a face-vertex contact.
  *
  * # Safety
  * `ctx`, `results` live; `def` NULL or valid; `results` used by no other thread.

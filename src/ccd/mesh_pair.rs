@@ -71,13 +71,18 @@ pub struct CcdStats {
     pub contacts: usize,
 }
 
-/// The unique edges of `triangles`, as sorted vertex pairs, into `out`.
+/// The unique edges of `triangles` with two distinct vertices, as sorted vertex pairs, into `out`. The
+/// zero-length edge {v, v} of a triangle with a repeated index is left out: it is the point v, whose contacts
+/// with an edge of the other mesh the vertex-face tests of v already report (every edge lies on a closed
+/// triangle, degenerate ones included).
 fn edges_of(triangles: &[[u32; 3]], out: &mut Vec<[u32; 2]>) {
     out.clear();
     for t in triangles {
         for k in 0..3 {
             let (a, b) = (t[k], t[(k + 1) % 3]);
-            out.push([a.min(b), a.max(b)]);
+            if a != b {
+                out.push([a.min(b), a.max(b)]);
+            }
         }
     }
     out.sort_unstable();
@@ -152,6 +157,13 @@ fn vertex_against_face(
     let t = hit.time;
     let (at, bt, ct, pt) = (lerp(a, t), lerp(b, t), lerp(c, t), lerp(p, t));
     let n = (bt - at).cross(ct - at);
+    if n.length_squared() == 0.0 {
+        // No face normal (the face a segment or a point at the contact, as a triangle with a repeated index
+        // always is): from the face's point at the contact's coordinates to the vertex, at the start.
+        let start = a.0 + (b.0 - a.0) * hit.u + (c.0 - a.0) * hit.v;
+        let away = p.0 - start;
+        return Some((hit, pt, facing(away, away)));
+    }
     // The side the vertex came from: its start position against the face at the start.
     let n0 = (b.0 - a.0).cross(c.0 - a.0);
     let side = if (p.0 - a.0).dot(n0) < 0.0 { -n } else { n };

@@ -274,6 +274,15 @@ pub unsafe extern "C" fn trocar_ccd_results_destroy(results: *mut TrocarCcdResul
 /// `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
 /// On error `results` keeps its previous contents.
 ///
+/// Every vertex (in a triangle or not) is tested against every triangle of the other mesh, and every edge of
+/// A against every edge of B, each edge once however many triangles share it. A triangle with a repeated
+/// index ({a, a, b}, {a, b, a}, {a, a, a}) takes part as the segment or point it spans: a vertex meeting it is
+/// a `TROCAR_CCD_VERTEX_FACE` / `TROCAR_CCD_FACE_VERTEX` contact naming that triangle, and its edge {a, b} is
+/// an edge like any other. Its zero-length edge {a, a} is not tested, so no edge-edge contact names one:
+/// whatever that point meets (an edge or a point of the other mesh), the vertex-face test of a against the
+/// triangles holding that edge or point reports, with a time that is a lower bound of that meeting too. Two
+/// points {a, a, a} and {w, w, w} meeting give a vertex-face and a face-vertex contact.
+///
 /// # Safety
 /// `ctx`, `results` live; `def` NULL or valid; `results` used by no other thread.
 #[unsafe(no_mangle)]
