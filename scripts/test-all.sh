@@ -66,6 +66,8 @@ ctest --test-dir target/examples_c --output-on-failure
 step "bindings: Python (ctypes) and C# (P/Invoke under Mono)"
 bindings/run-tests.sh
 
+step "fuzzing: libFuzzer targets over the C API, about a minute each (docs/fuzzing.md)"; scripts/fuzz.sh 60
+
 step "benchmark smoke runs"
 cargo bench --bench clip_select -- --quick
 # The GPU backend next to the CPU one; with no GPU adapter it says so and measures the CPU only.
