@@ -11,9 +11,9 @@
  * and preserves Euclidean distances up to the exact factor 2^k, so the geometric answer is the same. Without
  * a separation the header promises an exact decision ("no collision" proven; "collision" proven) unless the
  * coordinates span more than 2^256 or the decision would need roots closer than 2^-400, so the hit answer
- * must not flip. With a separation (or such a span) a contact may be reported within about 2^-62 times the
- * largest coordinate of one, so a flip there is a finding only when the "no" side keeps proving "no" with the
- * separation widened by 2^-56 times the largest coordinate (see tolerated_flip).
+ * must not flip (the span counted from the largest magnitude down to the lowest bit of any coordinate, as the
+ * exact decision does). With a separation, or wider coordinates, the header allows a contact reported near
+ * one, or an undecided search, so a flip there is a finding only in the cases tolerated_flip describes.
  * The time of impact is only promised as a lower bound with a tolerance, which an axis permutation or a
  * vertex reordering may legitimately move (the floating-point filters round differently); a pure scaling
  * by 2^k changes no rounding at all, so there the time must be identical. */
@@ -78,15 +78,22 @@ static TrocarStatus run_query(int edge_edge, const double pts[24], double sep, d
     return s;
 }
 
-/* Largest magnitude, and the span of the exponents of the nonzero coordinates. */
+/* Largest magnitude, and the bits the coordinates span: from the largest magnitude's exponent down to the
+ * lowest set bit of any nonzero coordinate (the width of the integers the exact decision would work on). */
 static double largest(const double p[24], int *span) {
     double m = 0.0;
     int lo = 1 << 20, hi = -(1 << 20);
     for (int i = 0; i < 24; i++) {
         if (p[i] == 0.0) continue;
         int e;
-        frexp(p[i], &e);
-        lo = e < lo ? e : lo;
+        double f = frexp(fabs(p[i]), &e);
+        uint64_t mant = (uint64_t)ldexp(f, 53);
+        int low = e - 53;
+        while (!(mant & 1)) {
+            mant >>= 1;
+            low++;
+        }
+        lo = low < lo ? low : lo;
         hi = e > hi ? e : hi;
         m = fmax(m, fabs(p[i]));
     }
@@ -94,20 +101,24 @@ static double largest(const double p[24], int *span) {
     return m;
 }
 
-/* The header's exceptions to an exact answer: with a separation, or with coordinates spanning more than 2^256,
- * a contact may be reported within about 2^-62 times the largest coordinate of one, while another order of
- * the same query may prove "no contact". Such a flip is tolerated when the side that answered "no" (`no_side`,
- * scaled by 2^k from the original) does report a contact once its separation grows by 2^-56 times the largest
- * coordinate (well above the documented 2^-62): then the configuration is that close to one. Without a
- * separation and within the span, the exact decision leaves no room: nothing is tolerated. */
+/* The header's exceptions to an exact answer. Without a separation and within a span of 2^256 the exact decision
+ * leaves no room: nothing is tolerated. Otherwise a contact may be reported
+ *   - within about 2^-62 times the largest coordinate of one,
+ *   - with a separation, where the largest coordinate difference is within 1.001·min_separation (the Euclidean
+ *     distance then up to √3 times that),
+ *   - or undecided after 4,096 boxes (the earliest time not ruled out), which wide coordinates can cause,
+ * while another order of the same query proves "no contact". So with wide coordinates (beyond 2^16, or
+ * spanning more than 64 bits) a flip is tolerated; with moderate ones only when the side that answered "no"
+ * (`no_side`, scaled by 2^k from the original) reports a contact once its separation grows to
+ * 1.75·min_separation plus 2^-56 times the largest coordinate. */
 static int tolerated_flip(int edge_edge, const double no_side[24], int k, double sep, const double original[24]) {
     int span;
     double m = largest(original, &span);
-    if (sep == 0.0 && span <= 256) return 0;
+    if (sep == 0.0 && span <= 248) return 0; /* 2^256 in the header, less a margin for its "about" */
+    if (m > 0x1p16 || span > 64) return 1;
     double toi;
     uint32_t hit = 0;
-    double wider = ldexp(sep + ldexp(m, -56), k);
-    if (!isfinite(wider)) return 1;
+    double wider = ldexp(1.75 * sep + ldexp(m, -56), k);
     run_query(edge_edge, no_side, wider, &toi, &hit);
     return hit == 1;
 }
