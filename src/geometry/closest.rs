@@ -66,8 +66,11 @@ pub struct PreparedTriangle {
     c: Vec3,
     ab: Vec3,
     ac: Vec3,
-    /// Unnormalized normal `ab × ac`.
+    /// Unnormalized normal `ab × ac`, computed at the corner opposite the longest edge (the best-conditioned
+    /// cross product: at a sliver's sharp corner it would lose most of its digits).
     n: Vec3,
+    /// That corner: the origin of [`Self::face_point`]'s projection.
+    o: Vec3,
     /// False for collinear or coincident vertices, where the normal means nothing.
     proper: bool,
 }
@@ -78,11 +81,21 @@ impl PreparedTriangle {
     pub fn new([a, b, c]: [Vec3; 3]) -> Self {
         let ab = b - a;
         let ac = c - a;
-        let n = ab.cross(ac);
-        let scale = ab
-            .length_squared()
-            .max(ac.length_squared())
-            .max((c - b).length_squared());
+        let bc = c - b;
+        let (lab, lac, lbc) = (
+            ab.length_squared(),
+            ac.length_squared(),
+            bc.length_squared(),
+        );
+        // ab × ac = bc × (a - b) = (a - c) × (b - c): the same normal, taken where the angle is widest.
+        let (n, o) = if lbc >= lab && lbc >= lac {
+            (ab.cross(ac), a)
+        } else if lac >= lab {
+            (bc.cross(a - b), b)
+        } else {
+            ((a - c).cross(b - c), c)
+        };
+        let scale = lab.max(lac).max(lbc);
         Self {
             a,
             b,
@@ -90,6 +103,7 @@ impl PreparedTriangle {
             ab,
             ac,
             n,
+            o,
             proper: n.length_squared() > 1e-12 * scale * scale,
         }
     }
@@ -149,6 +163,17 @@ impl PreparedTriangle {
     #[inline]
     fn pierced_by(&self, p: Vec3, q: Vec3) -> Option<Vec3> {
         let (x, _) = self.plane_crossing(p, q)?;
+        self.edge_beyond(x).is_none().then_some(x)
+    }
+
+    /// The foot of the perpendicular from `p` to the (proper) triangle's plane, if it lies inside the triangle.
+    ///
+    /// The closest point when it is interior to the face; boundary cases are the edges' business. Unlike
+    /// [`Self::closest_to_point`] (barycentric coordinates from products of edge dot products), this keeps its
+    /// accuracy on slivers such as a long tool's swept triangle.
+    #[inline]
+    fn face_point(&self, p: Vec3) -> Option<Vec3> {
+        let x = p - self.n * (self.n.dot(p - self.o) / self.n.length_squared());
         self.edge_beyond(x).is_none().then_some(x)
     }
 
@@ -342,14 +367,20 @@ pub fn triangle_prepared(tool: &PreparedTriangle, mesh: &PreparedTriangle) -> Cl
             };
         }
     };
+    // Vertex-face pairs only where the vertex projects inside the face: the other vertex cases are
+    // edge-edge pairs.
     if mesh.proper {
         for v in tc {
-            consider(v, mesh.closest_to_point(v).0);
+            if let Some(x) = mesh.face_point(v) {
+                consider(v, x);
+            }
         }
     }
     if tool.proper {
         for v in mc {
-            consider(tool.closest_to_point(v).0, v);
+            if let Some(x) = tool.face_point(v) {
+                consider(x, v);
+            }
         }
     }
     for (p, q) in te {

@@ -85,6 +85,8 @@ const BIG: f32 = 3.0e38;
 const MIN_POSITIVE: f32 = 1.17549435e-38;
 const CONTACT_TOLERANCE: f32 = 1e-4;
 const MAX_TOI_STEPS: u32 = 1000u;
+// 2^-18: time_of_impact.rs::ROUNDING.
+const TOI_ROUNDING: f32 = 3.814697265625e-6;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> queries: array<Query>;
@@ -157,6 +159,8 @@ struct Prepared {
     ab: vec3<f32>,
     ac: vec3<f32>,
     n: vec3<f32>,
+    // The corner where n is taken (opposite the longest edge): face_point's origin.
+    o: vec3<f32>,
     proper: bool,
 }
 
@@ -167,9 +171,24 @@ fn length_squared(v: vec3<f32>) -> f32 {
 fn prepare(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> Prepared {
     let ab = b - a;
     let ac = c - a;
-    let n = cross(ab, ac);
-    let scale = max(max(length_squared(ab), length_squared(ac)), length_squared(c - b));
-    return Prepared(a, b, c, ab, ac, n, length_squared(n) > 1e-12 * scale * scale);
+    let bc = c - b;
+    let lab = length_squared(ab);
+    let lac = length_squared(ac);
+    let lbc = length_squared(bc);
+    // The same normal, taken at the corner opposite the longest edge (best conditioned).
+    var n = cross(ab, ac);
+    var o = a;
+    if (!(lbc >= lab && lbc >= lac)) {
+        if (lac >= lab) {
+            n = cross(bc, a - b);
+            o = b;
+        } else {
+            n = cross(a - c, b - c);
+            o = c;
+        }
+    }
+    let scale = max(max(lab, lac), lbc);
+    return Prepared(a, b, c, ab, ac, n, o, length_squared(n) > 1e-12 * scale * scale);
 }
 
 // segment_segment: closest points of [p1, q1] and [p2, q2].
@@ -228,6 +247,12 @@ fn pierced_by(t: Prepared, p: vec3<f32>, q: vec3<f32>) -> vec4<f32> {
         s = dp / (dp - dq);
     }
     let x = p + (q - p) * s;
+    return vec4<f32>(x, select(0.0, 1.0, inside_edges(t, x)));
+}
+
+// PreparedTriangle::face_point: the foot of the perpendicular from p to the plane; `.w` is 1 inside the triangle.
+fn face_point(t: Prepared, p: vec3<f32>) -> vec4<f32> {
+    let x = p - t.n * (dot(t.n, p - t.o) / length_squared(t.n));
     return vec4<f32>(x, select(0.0, 1.0, inside_edges(t, x)));
 }
 
@@ -343,13 +368,19 @@ fn triangle_prepared(tool: Prepared, mesh: Prepared) -> Closest {
     if (mesh.proper) {
         for (var i = 0u; i < 3u; i++) {
             let v = corner(tool, i);
-            best = consider(best, v, closest_to_point(mesh, v).xyz);
+            let x = face_point(mesh, v);
+            if (x.w > 0.5) {
+                best = consider(best, v, x.xyz);
+            }
         }
     }
     if (tool.proper) {
         for (var i = 0u; i < 3u; i++) {
             let v = corner(mesh, i);
-            best = consider(best, closest_to_point(tool, v).xyz, v);
+            let x = face_point(tool, v);
+            if (x.w > 0.5) {
+                best = consider(best, x.xyz, v);
+            }
         }
     }
     for (var i = 0u; i < 3u; i++) {
@@ -374,29 +405,86 @@ fn closest(q: Query, mesh: Prepared) -> Closest {
 
 // ---- Time of impact (geometry/time_of_impact.rs): conservative advancement -----------------------------------
 
+// along: the separating-axis bound along `v` turned towards `toward`. x: 0 useless, 1 clear (no contact before
+// t = 1), 2 a gap; y: the gap (radius and rounding allowance taken off); z: the time step that can close it.
+fn toi_along(v: vec3<f32>, toward: vec3<f32>, c0: vec3<f32>, c1: vec3<f32>, c2: vec3<f32>, reach: vec3<f32>,
+             motion: vec3<f32>, clearance: f32) -> vec3<f32> {
+    let len2 = length_squared(v);
+    if (!(len2 > MIN_POSITIVE)) {
+        return vec3<f32>(0.0);
+    }
+    var n = v * (1.0 / sqrt(len2));
+    if (dot(n, toward) < 0.0) {
+        n = -n;
+    }
+    let room = min(min(dot(n, c0), dot(n, c1)), dot(n, c2)) - clearance;
+    let height = dot(n, reach);
+    let top = max(height, 0.0);
+    if (room <= top) {
+        return vec3<f32>(0.0);
+    }
+    let rate = dot(n, motion);
+    if (rate <= 0.0) {
+        return vec3<f32>(1.0, 0.0, 0.0);
+    }
+    return vec3<f32>(2.0, room - top, (room - height) / rate);
+}
+
+// perpendicular: `v` without its component along `axis`.
+fn perpendicular(v: vec3<f32>, axis: vec3<f32>) -> vec3<f32> {
+    let a2 = length_squared(axis);
+    if (a2 > MIN_POSITIVE) {
+        return v - axis * (dot(v, axis) / a2);
+    }
+    return v;
+}
+
 fn time_of_impact(entry: vec3<f32>, tip: vec3<f32>, new_tip: vec3<f32>, radius: f32, tri: Prepared) -> f32 {
     let motion = new_tip - tip;
-    let speed = length(motion);
     let tolerance = CONTACT_TOLERANCE * radius;
+    let c0 = tri.a - entry;
+    let c1 = tri.b - entry;
+    let c2 = tri.c - entry;
+    let e0 = tri.b - tri.a;
+    let e1 = tri.c - tri.b;
+    let e2 = tri.a - tri.c;
+    let tip_rel = tip - entry;
+    let m = max(max(max(abs(tip_rel), abs(new_tip - entry)), abs(c0)), max(abs(c1), abs(c2)));
+    let extent = max(max(max(m.x, m.y), m.z), radius);
+    let clearance = radius + TOI_ROUNDING * extent;
     var t = 0.0;
     for (var k = 0u; k < MAX_TOI_STEPS; k++) {
-        let tip_now = tip + motion * t;
-        let c = segment_prepared(entry, tip_now, tri);
-        let gap = c.distance - radius;
-        if (gap <= tolerance || speed == 0.0) {
+        let reach = tip_rel + motion * t;
+        let closest = segment_prepared(entry, tip + motion * t, tri);
+        if (closest.distance - radius <= tolerance) {
             return t;
         }
-        var step = gap / speed;
-        let n = (c.on_mesh - c.on_tool) / c.distance;
-        let rate = dot(n, motion);
-        let room = min(min(dot(n, tri.a), dot(n, tri.b)), dot(n, tri.c)) - dot(n, entry) - radius;
-        let reach = dot(n, tip_now - entry);
-        if (rate <= 0.0) {
-            if (room > max(reach, 0.0)) {
+        let toward = closest.on_mesh - closest.on_tool;
+        var axes = array<vec3<f32>, 9>(
+            toward,
+            perpendicular(toward, reach),
+            tri.n,
+            cross(reach, e0),
+            cross(reach, e1),
+            cross(reach, e2),
+            perpendicular(toward, e0),
+            perpendicular(toward, e1),
+            perpendicular(toward, e2),
+        );
+        var gap = -BIG;
+        var step = 0.0;
+        for (var i = 0u; i < 9u; i++) {
+            let a = toi_along(axes[i], toward, c0, c1, c2, reach, motion, clearance);
+            if (a.x == 1.0) {
                 return 1.0;
             }
-        } else {
-            step = max(step, (room - reach) / rate);
+            if (a.x == 2.0) {
+                gap = max(gap, a.y);
+                step = max(step, a.z);
+            }
+        }
+        if (gap <= tolerance) {
+            return t;
         }
         t += step;
         if (t >= 1.0) {
