@@ -378,7 +378,9 @@ typedef struct TrocarHit {
    */
   float normal[3];
   /**
-   * Dynamic: first t in [0,1] at which the tool touches the triangle (a lower bound); static: 0.
+   * Dynamic: a lower bound of the first t in [0,1] at which the round tool touches the triangle, rounding
+   * included (it never touches earlier); the gap left at t is at most 1e-4 of the radius plus 2^-18 of the
+   * query's extent (tip, new tip and triangle measured from the entry point); 1 if it stays clear. Static: 0.
    */
   float time_of_impact;
   /**

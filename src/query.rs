@@ -53,7 +53,9 @@ pub struct Hit {
     pub point_on_tool: [f32; 3],
     /// Unit direction pushing the mesh off the tool; penetration is `radius - distance`.
     pub normal: [f32; 3],
-    /// Dynamic: first t in [0,1] at which the tool touches the triangle (a lower bound); static: 0.
+    /// Dynamic: a lower bound of the first t in [0,1] at which the round tool touches the triangle, rounding
+    /// included (it never touches earlier); the gap left at t is at most 1e-4 of the radius plus 2^-18 of the
+    /// query's extent (tip, new tip and triangle measured from the entry point); 1 if it stays clear. Static: 0.
     pub time_of_impact: f32,
     /// First vertex of this triangle's feedback polygon in the query's feedback array.
     pub feedback_first: u32,

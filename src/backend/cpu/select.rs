@@ -123,7 +123,9 @@ fn evaluate(
 /// along the tool axis for static ones — which is where an indenting tool drives the tissue.
 fn contact_normal(c: &Closest, face_normal: Vec3, volume: &ToolVolume) -> Vec3 {
     if c.distance > 1e-6 * volume.radius {
-        return (c.on_mesh - c.on_tool) / c.distance;
+        // By the points' own length (bitwise `distance` here); the shader does the same, see there.
+        let d = c.on_mesh - c.on_tool;
+        return d / d.length();
     }
     let push = match volume.shape {
         SweptShape::Triangle(_, tip, new_tip) if new_tip != tip => new_tip - tip,

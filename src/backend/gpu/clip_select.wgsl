@@ -568,7 +568,10 @@ fn depth(q: Query, p: vec3<f32>) -> f32 {
 // select.rs::contact_normal: the unit direction pushing the mesh off the tool.
 fn contact_normal(c: Closest, face_normal: vec3<f32>, q: Query) -> vec3<f32> {
     if (c.distance > 1e-6 * q.radius) {
-        return (c.on_mesh - c.on_tool) / c.distance;
+        // Normalized by the points' own distance: the compiler may reassociate how `distance` was computed
+        // from them (fused multiply-adds), which at a tiny distance is far from unit.
+        let d = c.on_mesh - c.on_tool;
+        return d / sqrt(length_squared(d));
     }
     var push = q.b.xyz - q.a.xyz;
     if (q.shape == SHAPE_TRIANGLE && any(q.c.xyz != q.b.xyz)) {
