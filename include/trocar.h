@@ -145,7 +145,7 @@
 /**
  * Minor version: while the major is 0 a new minor may break the ABI; from 1.0 on, additions that keep it.
  */
-#define TROCAR_VERSION_MINOR 2
+#define TROCAR_VERSION_MINOR 3
 
 /**
  * Patch version: fixes.
@@ -213,13 +213,13 @@ typedef struct TrocarMeshId {
    */
   uint32_t index1;
   /**
-   * Tag of the owning context.
+   * Tag of the owning context: no two live contexts share one, so an id of another context is refused.
    */
-  uint16_t context;
+  uint32_t context;
   /**
    * Generation of the slot.
    */
-  uint16_t generation;
+  uint32_t generation;
 } TrocarMeshId;
 
 /**

@@ -9,9 +9,9 @@ use crate::mesh_store::MeshStore;
 use crate::query::Query;
 use crate::results::Results;
 use glam::Vec3;
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
+use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 pub use crate::backend::BackendKind;
 
@@ -33,15 +33,52 @@ pub struct ContextDef {
 /// All methods take `&self`: queries, mesh updates and mesh creation may run from different threads (each mesh
 /// has its own readers-writer lock).
 pub struct Context {
-    tag: u16,
+    tag: u32,
     def: ContextDef,
     /// Swapped for a CPU backend when the GPU is lost; the meshes live here, so nothing needs re-uploading.
     backend: RwLock<Arc<dyn Backend>>,
     meshes: MeshStore,
 }
 
-/// Source of context tags: ids from one context are refused by another.
-static NEXT_TAG: AtomicU32 = AtomicU32::new(0);
+/// The tags of the live contexts: ids and results of one context are refused by another.
+static TAGS: Mutex<TagSet> = Mutex::new(TagSet::new(u32::MAX));
+
+/// Context tags `1..=max` in use, and where the search for a free one resumes. A tag is handed out again only
+/// after its context is dropped and the search has gone round all the others.
+#[derive(Debug)]
+struct TagSet {
+    live: BTreeSet<u32>,
+    next: u32,
+    max: u32,
+}
+
+impl TagSet {
+    const fn new(max: u32) -> Self {
+        Self {
+            live: BTreeSet::new(),
+            next: 1,
+            max,
+        }
+    }
+
+    /// A tag no live context holds, or `None` when all are taken.
+    fn take(&mut self) -> Option<u32> {
+        if self.live.len() >= self.max as usize {
+            return None;
+        }
+        loop {
+            let tag = self.next;
+            self.next = if tag >= self.max { 1 } else { tag + 1 };
+            if self.live.insert(tag) {
+                return Some(tag);
+            }
+        }
+    }
+
+    fn release(&mut self, tag: u32) {
+        self.live.remove(&tag);
+    }
+}
 
 impl Context {
     /// Creates a context with the backend `def` asks for.
@@ -58,7 +95,10 @@ impl Context {
                 Err(_) => Arc::new(CpuBackend::new(def.cpu_threads)?),
             },
         };
-        let tag = (NEXT_TAG.fetch_add(1, Ordering::Relaxed) % u32::from(u16::MAX)) as u16 + 1;
+        let tag = TAGS
+            .lock()
+            .take()
+            .ok_or_else(|| Error::out_of_memory("a context tag (4 billion contexts alive)"))?;
         Ok(Self {
             tag,
             def: *def,
@@ -225,7 +265,7 @@ impl Context {
     }
 
     /// Tag identifying this context in ids and results.
-    pub fn tag(&self) -> u16 {
+    pub fn tag(&self) -> u32 {
         self.tag
     }
 
@@ -365,7 +405,39 @@ impl Context {
     }
 }
 
+impl Drop for Context {
+    /// Frees the tag for a later context.
+    fn drop(&mut self) {
+        TAGS.lock().release(self.tag);
+    }
+}
+
 /// `TROCAR_ALLOW_SOFTWARE_GPU=1` in the environment.
 fn software_gpu_allowed_by_env() -> bool {
     std::env::var_os("TROCAR_ALLOW_SOFTWARE_GPU").is_some_and(|v| v == "1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TagSet;
+
+    /// A tag held by a live context is skipped when the search wraps, and handed out again once released.
+    #[test]
+    fn tags_of_live_contexts_are_never_handed_out_twice() {
+        let mut tags = TagSet::new(4);
+        let a = tags.take().unwrap();
+        for _ in 0..10 {
+            let b = tags.take().unwrap();
+            assert_ne!(a, b);
+            tags.release(b);
+        }
+        let held: Vec<u32> = (0..3).map(|_| tags.take().unwrap()).collect();
+        let mut all = held.clone();
+        all.push(a);
+        all.sort();
+        assert_eq!(all, [1, 2, 3, 4]);
+        assert_eq!(tags.take(), None);
+        tags.release(held[1]);
+        assert_eq!(tags.take(), Some(held[1]));
+    }
 }

@@ -17,9 +17,9 @@ pub struct MeshId {
     /// Slot index plus one (0 means null).
     pub index1: u32,
     /// Tag of the context that made it, so ids from another context are refused.
-    pub context: u16,
+    pub context: u32,
     /// Bumped each time the slot is reused, so destroyed ids are detected.
-    pub generation: u16,
+    pub generation: u32,
 }
 
 impl MeshId {

@@ -7,7 +7,7 @@ use parking_lot::{RwLock, RwLockReadGuard};
 /// One slot: its current generation and the mesh living there, if any.
 #[derive(Debug, Default)]
 struct Slot {
-    generation: u16,
+    generation: u32,
     mesh: Option<RwLock<Mesh>>,
 }
 
@@ -16,20 +16,20 @@ struct Slot {
 /// Lock order: the slot table, then one mesh. Creating or destroying a mesh takes the table exclusively.
 #[derive(Debug)]
 pub struct MeshStore {
-    context: u16,
+    context: u32,
     slots: RwLock<Vec<Slot>>,
     free: parking_lot::Mutex<Vec<u32>>,
 }
 
 /// A read view of the slot table: meshes can be looked up but not created or destroyed while it lives.
 pub struct MeshTable<'a> {
-    context: u16,
+    context: u32,
     slots: RwLockReadGuard<'a, Vec<Slot>>,
 }
 
 impl MeshStore {
     /// An empty store for the context tagged `context`.
-    pub fn new(context: u16) -> Self {
+    pub fn new(context: u32) -> Self {
         Self {
             context,
             slots: RwLock::new(Vec::new()),
@@ -72,7 +72,7 @@ impl MeshStore {
         let slot = &mut slots[index];
         let mesh = slot.mesh.take().expect("checked live").into_inner();
         // A slot whose generation would wrap is retired, so an id is never handed out twice.
-        if slot.generation < u16::MAX {
+        if slot.generation < u32::MAX {
             slot.generation += 1;
             self.free.lock().push(index as u32);
         }
@@ -108,7 +108,7 @@ impl MeshTable<'_> {
     }
 }
 
-fn check_id(context: u16, slots: &[Slot], id: MeshId) -> Result<usize> {
+fn check_id(context: u32, slots: &[Slot], id: MeshId) -> Result<usize> {
     if id.is_null() {
         return Err(Error::invalid("null mesh id"));
     }

@@ -29,7 +29,7 @@ impl QueryOutput {
 
 /// Results of the last query or batch run with it. Views stay valid until it is queried again or dropped.
 pub struct Results {
-    pub(crate) context: u16,
+    pub(crate) context: u32,
     pub(crate) outputs: Vec<QueryOutput>,
     pub(crate) len: usize,
     /// Per-backend scratch (outcodes, per-chunk buffers), kept to avoid allocating per query.
@@ -39,7 +39,7 @@ pub struct Results {
 }
 
 impl Results {
-    pub(crate) fn new(context: u16) -> Self {
+    pub(crate) fn new(context: u32) -> Self {
         Self {
             context,
             outputs: Vec::new(),

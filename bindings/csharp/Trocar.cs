@@ -3,7 +3,7 @@
 //     library under Assets/Plugins; Mono on Linux: LD_LIBRARY_PATH or a copy next to the exe). Unity iOS players
 //     (UNITY_IOS, not in the Editor) use [DllImport("__Internal")] and the static libtrocar.a instead; see
 //     examples_c/unity_native_plugin/README.md.
-//   - Only blittable structs ([StructLayout(LayoutKind.Sequential)], float/uint/ushort fields; the header's
+//   - Only blittable structs ([StructLayout(LayoutKind.Sequential)], float/uint fields; the header's
 //     float[3] members are TrocarVec3 {X, Y, Z}, which has the same layout), so arguments are pinned, not
 //     marshalled, and no callbacks cross the boundary (IL2CPP-safe: no reverse P/Invoke).
 //   - SafeHandle subclasses own the context and results objects (released by the finalizer if not disposed).
@@ -72,8 +72,8 @@ namespace Trocar
     public struct TrocarMeshId
     {
         public uint Index1;
-        public ushort Context;
-        public ushort Generation;
+        public uint Context;
+        public uint Generation;
         public bool IsNull { get { return Index1 == 0 && Context == 0 && Generation == 0; } }
     }
 
@@ -214,7 +214,7 @@ namespace Trocar
 
         // The header this binding was written for (include/trocar.h TROCAR_VERSION_*).
         public const uint VersionMajor = 0;
-        public const uint VersionMinor = 2;
+        public const uint VersionMinor = 3;
         public const uint VersionPatch = 0;
         public const uint Version = (VersionMajor << 16) | (VersionMinor << 8) | VersionPatch;
 

@@ -352,13 +352,13 @@ static class TrocarTest
 
         // The structs as the header lays them out.
         Check(Marshal.SizeOf(typeof(TrocarContextDef)) == 16, "sizeof TrocarContextDef {0}", Marshal.SizeOf(typeof(TrocarContextDef)));
-        Check(Marshal.SizeOf(typeof(TrocarMeshId)) == 8, "sizeof TrocarMeshId {0}", Marshal.SizeOf(typeof(TrocarMeshId)));
+        Check(Marshal.SizeOf(typeof(TrocarMeshId)) == 12, "sizeof TrocarMeshId {0}", Marshal.SizeOf(typeof(TrocarMeshId)));
         Check(Marshal.SizeOf(typeof(TrocarTool)) == 40, "sizeof TrocarTool {0}", Marshal.SizeOf(typeof(TrocarTool)));
-        Check(Marshal.SizeOf(typeof(TrocarQuery)) == 68, "sizeof TrocarQuery {0}", Marshal.SizeOf(typeof(TrocarQuery)));
+        Check(Marshal.SizeOf(typeof(TrocarQuery)) == 72, "sizeof TrocarQuery {0}", Marshal.SizeOf(typeof(TrocarQuery)));
         Check(Marshal.SizeOf(typeof(TrocarHit)) == 64, "sizeof TrocarHit {0}", Marshal.SizeOf(typeof(TrocarHit)));
         Check((int)Marshal.OffsetOf(typeof(TrocarHit), "Distance") == 12, "offset of TrocarHit.Distance");
         Check((int)Marshal.OffsetOf(typeof(TrocarHit), "TimeOfImpact") == 52, "offset of TrocarHit.TimeOfImpact");
-        Check((int)Marshal.OffsetOf(typeof(TrocarQuery), "Volume") == 64, "offset of TrocarQuery.Volume");
+        Check((int)Marshal.OffsetOf(typeof(TrocarQuery), "Volume") == 68, "offset of TrocarQuery.Volume");
         Check(Marshal.SizeOf(typeof(TrocarTrackerDef)) == 12, "sizeof TrocarTrackerDef {0}", Marshal.SizeOf(typeof(TrocarTrackerDef)));
         Check(Marshal.SizeOf(typeof(TrocarContact)) == 52, "sizeof TrocarContact {0}", Marshal.SizeOf(typeof(TrocarContact)));
         Check((int)Marshal.OffsetOf(typeof(TrocarContact), "SignedDistance") == 44, "offset of TrocarContact.SignedDistance");

@@ -31,7 +31,7 @@ except ImportError:  # pragma: no cover - depends on the machine
 
 # The header this binding was written for (include/trocar.h).
 VERSION_MAJOR = 0
-VERSION_MINOR = 2
+VERSION_MINOR = 3
 VERSION_PATCH = 0
 
 OK = 0
@@ -100,8 +100,8 @@ class MeshId(ctypes.Structure):
 
     _fields_ = [
         ("index1", ctypes.c_uint32),
-        ("context", ctypes.c_uint16),
-        ("generation", ctypes.c_uint16),
+        ("context", ctypes.c_uint32),
+        ("generation", ctypes.c_uint32),
     ]
 
     def __eq__(self, other):
@@ -196,11 +196,11 @@ class CcdContact(ctypes.Structure):
     ]
 
 
-# Sizes implied by the header (all fields 4 bytes wide, except MeshId's two uint16 and the CCD doubles).
+# Sizes implied by the header (all fields 4 bytes wide, except the CCD doubles).
 assert ctypes.sizeof(ContextDef) == 16
-assert ctypes.sizeof(MeshId) == 8
+assert ctypes.sizeof(MeshId) == 12
 assert ctypes.sizeof(Tool) == 40
-assert ctypes.sizeof(Query) == 68
+assert ctypes.sizeof(Query) == 72
 assert ctypes.sizeof(Hit) == 64
 assert ctypes.sizeof(TrackerDef) == 12
 assert ctypes.sizeof(Contact) == 52

@@ -289,7 +289,7 @@ pub fn query(
 /// The contacts of the last mesh-against-mesh query, and the storage reused by the next one.
 #[derive(Debug)]
 pub struct CcdResults {
-    pub(crate) context: u16,
+    pub(crate) context: u32,
     contacts: Vec<CcdContact>,
     scratch: CcdScratch,
     stats: CcdStats,
@@ -297,7 +297,7 @@ pub struct CcdResults {
 
 impl CcdResults {
     /// An empty results object for the context tagged `context`.
-    pub(crate) fn new(context: u16) -> Self {
+    pub(crate) fn new(context: u32) -> Self {
         Self {
             context,
             contacts: Vec::new(),

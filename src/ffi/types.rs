@@ -71,10 +71,10 @@ pub struct TrocarTrackerDef {
 pub struct TrocarMeshId {
     /// Slot plus one; 0 in the null id.
     pub index1: u32,
-    /// Tag of the owning context.
-    pub context: u16,
+    /// Tag of the owning context: no two live contexts share one, so an id of another context is refused.
+    pub context: u32,
     /// Generation of the slot.
-    pub generation: u16,
+    pub generation: u32,
 }
 
 /// A tool pose: a cylinder of radius `radius` from the entry point `P0` to the tip `P`.

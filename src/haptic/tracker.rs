@@ -136,7 +136,7 @@ pub struct TrackerStats {
 /// concurrent caller gets an error, never a wait), `reseed` may run on any thread at any time, and nothing here
 /// waits for the mesh's lock or a GPU query.
 pub struct Tracker {
-    context: u16,
+    context: u32,
     mesh: MeshId,
     def: TrackerDef,
     view: Arc<HapticView>,
@@ -210,7 +210,7 @@ fn busy() -> Error {
 impl Tracker {
     /// A tracker of `mesh` (of the context tagged `context`) reading `view`. Use `Context::create_tracker`.
     pub(crate) fn new(
-        context: u16,
+        context: u32,
         mesh: MeshId,
         view: Arc<HapticView>,
         def: &TrackerDef,

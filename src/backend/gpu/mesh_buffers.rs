@@ -14,7 +14,7 @@ const MIN_BUFFER: u64 = 16;
 /// One mesh on the device.
 pub struct GpuMesh {
     /// Generation of the mesh id this copy belongs to (a slot is reused by later meshes).
-    pub generation: u16,
+    pub generation: u32,
     /// x, y, z per vertex.
     pub positions: wgpu::Buffer,
     /// Three indices per triangle; may be longer than needed after a cut shrank the mesh.
@@ -100,7 +100,7 @@ const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE.union(wgpu::Buffer
 
 impl GpuMesh {
     /// Buffers for `mesh`, filled.
-    pub fn new(gpu: &Gpu, generation: u16, mesh: &Mesh) -> Result<Self> {
+    pub fn new(gpu: &Gpu, generation: u32, mesh: &Mesh) -> Result<Self> {
         let positions = create_buffer(
             gpu,
             "mesh positions",
