@@ -293,21 +293,24 @@ impl Context {
             ));
         }
         let table = self.meshes.table();
-        let prepared = &mut results.scratch.prepared;
-        prepared.clear();
+        // The whole batch is validated into `staged` before anything the results answer from is touched.
+        let staged = &mut results.scratch.staged;
+        staged.clear();
+        staged
+            .try_reserve(queries.len())
+            .map_err(|_| Error::out_of_memory("the query batch"))?;
         for (i, q) in queries.iter().enumerate() {
             let with_index = |e: Error| Error::new(e.kind, format!("query {i}: {}", e.message));
             let slot = table.resolve(q.mesh).map_err(with_index)?;
             let volume = q.tool_volume().map_err(with_index)?;
-            prepared
-                .try_reserve(1)
-                .map_err(|_| Error::out_of_memory("the query batch"))?;
-            prepared.push(PreparedQuery {
+            staged.push(PreparedQuery {
                 mesh: q.mesh,
                 slot,
                 volume,
             });
         }
+        results.reserve_outputs(queries.len())?;
+        std::mem::swap(&mut results.scratch.prepared, &mut results.scratch.staged);
         results.prepare(queries.len());
         let backend = self.backend();
         let Results {

@@ -1,5 +1,6 @@
 //! Query results, reused across steps so that a warmed-up query allocates nothing.
 
+use crate::error::{Error, Result};
 use crate::query::Hit;
 
 /// The output of one query: its hits, sorted by triangle, and the feedback polygons they point into.
@@ -77,6 +78,14 @@ impl Results {
     /// Feedback vertices of query `i` of the last run.
     pub fn feedback(&self, i: usize) -> Option<&[[f32; 3]]> {
         self.get(i).map(QueryOutput::feedback)
+    }
+
+    /// Makes sure `n` outputs fit without growing the list later, so that [`Results::prepare`] cannot fail.
+    pub(crate) fn reserve_outputs(&mut self, n: usize) -> Result<()> {
+        let more = n.saturating_sub(self.outputs.len());
+        self.outputs
+            .try_reserve(more)
+            .map_err(|_| Error::out_of_memory("the query outputs"))
     }
 
     /// Makes room for `n` cleared outputs (allocates only when the batch grows); nothing is readable until the

@@ -83,6 +83,10 @@ pub struct PreparedQuery {
 pub struct Scratch {
     /// Validated queries of the current run.
     pub(crate) prepared: Vec<PreparedQuery>,
+    /// The next run's queries while they are validated; swapped with `prepared` once all are, so that a
+    /// refused batch leaves the current run's queries (which the answers and a tracker's reseed refer to) as
+    /// they were.
+    pub(crate) staged: Vec<PreparedQuery>,
     /// The backends' own buffers.
     pub(crate) backend: BackendScratch,
 }

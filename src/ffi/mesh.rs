@@ -2,7 +2,7 @@
 
 use super::boundary::run;
 use super::context::TrocarContext;
-use super::pointers::{as_slice, check_out, write};
+use super::pointers::{as_slice, check_out, out_slice, write};
 use super::status::TrocarStatus;
 use super::types::TrocarMeshId;
 use crate::error::{Error, Result};
@@ -121,8 +121,16 @@ pub unsafe extern "C" fn trocar_mesh_counts(
     run(|| {
         // SAFETY: C caller's contract.
         let ctx = unsafe { TrocarContext::get(ctx) }?;
+        for (p, what) in [
+            (out_vertex_count, "out_vertex_count"),
+            (out_triangle_count, "out_triangle_count"),
+        ] {
+            if !p.is_null() {
+                check_out(p, what)?;
+            }
+        }
         let (v, t) = ctx.with_mesh(mesh.into(), |m| (m.vertex_count(), m.triangle_count()))?;
-        // SAFETY: each is NULL (skipped) or writable.
+        // SAFETY: each is NULL (skipped) or writable, and both were checked before either is written.
         unsafe {
             if !out_vertex_count.is_null() {
                 write(out_vertex_count, v as u32, "out_vertex_count")?;
@@ -135,7 +143,8 @@ pub unsafe extern "C" fn trocar_mesh_counts(
     })
 }
 
-/// Copies vertices `first_vertex .. first_vertex + vertex_count` into `out_xyz` (3 floats each).
+/// Copies vertices `first_vertex .. first_vertex + vertex_count` into `out_xyz` (3 floats each). A NULL
+/// `out_xyz` with a nonzero count, or one not aligned for `float`, is refused and nothing is written.
 ///
 /// # Safety
 /// `out_xyz` must have room for `3 * vertex_count` floats; `ctx` a live context.
@@ -150,9 +159,9 @@ pub unsafe extern "C" fn trocar_mesh_read_positions(
     run(|| {
         // SAFETY: C caller's contract.
         let ctx = unsafe { TrocarContext::get(ctx) }?;
-        if vertex_count > 0 {
-            check_out(out_xyz, "out_xyz")?;
-        }
+        // SAFETY: room for `vertex_count` xyz triples by contract; `[f32; 3]` has the alignment of `f32`.
+        let out =
+            unsafe { out_slice(out_xyz.cast::<[f32; 3]>(), vertex_count as usize, "out_xyz") }?;
         ctx.with_mesh(mesh.into(), |m| {
             let first = first_vertex as usize;
             let end = first + vertex_count as usize;
@@ -162,10 +171,8 @@ pub unsafe extern "C" fn trocar_mesh_read_positions(
                     m.vertex_count()
                 )));
             }
-            for (k, i) in (first..end).enumerate() {
-                let p = m.position(i as u32).to_array();
-                // SAFETY: room for 3 * vertex_count floats by contract; k < vertex_count.
-                unsafe { std::ptr::copy_nonoverlapping(p.as_ptr(), out_xyz.add(3 * k), 3) };
+            for (o, i) in out.iter_mut().zip(first..end) {
+                o.write(m.position(i as u32).to_array());
             }
             Ok(())
         })?

@@ -1,23 +1,57 @@
-//! Checked conversions from C pointers: NULL becomes `TROCAR_ERROR_NULL_POINTER` instead of a crash.
+//! Checked conversions from C pointers: NULL becomes `TROCAR_ERROR_NULL_POINTER` instead of a crash, and a
+//! misaligned pointer or an array too long to address `TROCAR_ERROR_INVALID_ARGUMENT`.
+//!
+//! Every pointer the C caller passes goes through [`check`] (single values) or [`check_array`] (arrays): inputs
+//! by [`as_ref`] and [`as_slice`], caller-allocated outputs by [`check_out`], [`out_slice`] and [`write`].
 
 use crate::error::{Error, ErrorKind, Result};
+use std::mem::MaybeUninit;
 
-/// `&*p`, or an error naming `what` when `p` is NULL.
+/// Fails when `p` is NULL or not aligned for `T`.
+fn check<T>(p: *const T, what: &str) -> Result<()> {
+    if p.is_null() {
+        Err(null(what))
+    } else if !p.is_aligned() {
+        Err(Error::invalid(format!("{what} is not aligned")))
+    } else {
+        Ok(())
+    }
+}
+
+/// Fails unless `p` can be an array of `len` `T`s: non-NULL and aligned (NULL is accepted for `len == 0`), and
+/// `len` elements no longer than a Rust slice may be (`isize::MAX` bytes).
+fn check_array<T>(p: *const T, len: usize, what: &str) -> Result<()> {
+    if len == 0 {
+        return Ok(());
+    }
+    check(p, what)?;
+    match len.checked_mul(size_of::<T>()) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(()),
+        _ => Err(Error::invalid(format!(
+            "{what}: {len} elements of {} bytes exceed the address space",
+            size_of::<T>()
+        ))),
+    }
+}
+
+/// `&*p`, or an error naming `what` when `p` is NULL or misaligned.
 ///
 /// # Safety
 /// A non-NULL `p` must point to a valid `T` for `'a`.
 pub unsafe fn as_ref<'a, T>(p: *const T, what: &str) -> Result<&'a T> {
-    // SAFETY: non-NULL pointers are valid by the caller's contract.
-    unsafe { p.as_ref() }.ok_or_else(|| null(what))
+    check(p, what)?;
+    // SAFETY: non-NULL and aligned; valid by the caller's contract.
+    Ok(unsafe { &*p })
 }
 
-/// `&mut *p`, or an error naming `what` when `p` is NULL.
+/// `&mut *p`, or an error naming `what` when `p` is NULL or misaligned.
 ///
 /// # Safety
 /// A non-NULL `p` must point to a valid `T`, not aliased, for `'a`.
 pub unsafe fn as_mut<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T> {
+    check(p, what)?;
     // SAFETY: as above, and the caller guarantees exclusivity.
-    unsafe { p.as_mut() }.ok_or_else(|| null(what))
+    Ok(unsafe { &mut *p })
 }
 
 /// A slice of `len` elements at `p`; NULL is accepted only for an empty slice.
@@ -25,35 +59,48 @@ pub unsafe fn as_mut<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T> {
 /// # Safety
 /// A non-NULL `p` must point to `len` valid, initialized `T`s for `'a`.
 pub unsafe fn as_slice<'a, T>(p: *const T, len: usize, what: &str) -> Result<&'a [T]> {
+    check_array(p, len, what)?;
     if len == 0 {
         return Ok(&[]);
     }
-    if p.is_null() {
-        return Err(null(what));
-    }
-    if !p.is_aligned() {
-        return Err(Error::invalid(format!("{what} is not aligned")));
-    }
-    // SAFETY: non-NULL, aligned, and `len` elements by the caller's contract.
+    // SAFETY: non-NULL, aligned, addressable, and `len` elements by the caller's contract.
     Ok(unsafe { std::slice::from_raw_parts(p, len) })
 }
 
-/// Writes `value` through `p` (checked non-NULL beforehand with [`check_out`]).
+/// A caller-allocated output array of `len` elements at `p`, possibly uninitialized; NULL is accepted only
+/// for `len == 0`. Check it before any work is done, so a refused call writes nothing.
+///
+/// # Safety
+/// A non-NULL `p` must have room for `len` `T`s, used by nothing else for `'a`.
+pub unsafe fn out_slice<'a, T>(
+    p: *mut T,
+    len: usize,
+    what: &str,
+) -> Result<&'a mut [MaybeUninit<T>]> {
+    check_array(p, len, what)?;
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    // SAFETY: non-NULL, aligned, addressable, and room for `len` elements by the caller's contract;
+    // `MaybeUninit` makes no claim that the memory is initialized.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p.cast::<MaybeUninit<T>>(), len) })
+}
+
+/// Writes `value` through the out-parameter `p` (checked with [`check_out`] first where the call has work to do
+/// before it writes).
 ///
 /// # Safety
 /// `p` must be NULL or valid for a write of `T`.
 pub unsafe fn write<T>(p: *mut T, value: T, what: &str) -> Result<()> {
-    if p.is_null() {
-        return Err(null(what));
-    }
-    // SAFETY: non-NULL and writable by the caller's contract; `T: Copy`-like plain data, nothing to drop.
+    check_out(p, what)?;
+    // SAFETY: non-NULL, aligned and writable by the caller's contract; plain data, nothing to drop.
     unsafe { p.write(value) };
     Ok(())
 }
 
-/// Fails when an out-parameter is NULL, before any work is done.
+/// Fails when an out-parameter is NULL or misaligned, before any work is done.
 pub fn check_out<T>(p: *mut T, what: &str) -> Result<()> {
-    if p.is_null() { Err(null(what)) } else { Ok(()) }
+    check(p.cast_const(), what)
 }
 
 /// Copies `text` into the C buffer `buf` of `capacity` bytes, truncated to `capacity - 1` bytes and always
@@ -64,10 +111,12 @@ pub fn check_out<T>(p: *mut T, what: &str) -> Result<()> {
 pub unsafe fn copy_c_string(text: &str, buf: *mut std::ffi::c_char, capacity: usize) -> usize {
     if !buf.is_null() && capacity > 0 {
         let n = text.len().min(capacity - 1);
-        // SAFETY: `capacity` writable bytes at `buf` by contract, and n + 1 <= capacity.
-        unsafe {
-            std::ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), n);
-            *buf.add(n) = 0;
+        // SAFETY: `capacity >= n + 1` writable bytes at `buf` by contract (bytes are never misaligned).
+        let Ok(out) = (unsafe { out_slice(buf.cast::<u8>(), n + 1, "buf") }) else {
+            return text.len();
+        };
+        for (o, &b) in out.iter_mut().zip(text.as_bytes()[..n].iter().chain([&0])) {
+            o.write(b);
         }
     }
     text.len()

@@ -2,7 +2,7 @@
 
 use super::boundary::{catch, run};
 use super::context::TrocarContext;
-use super::pointers::{Handle, as_ref, check_out, destroy, hand_out, live, write};
+use super::pointers::{Handle, as_ref, check_out, destroy, hand_out, live, out_slice, write};
 use super::results::TrocarResults;
 use super::status::TrocarStatus;
 use super::types::{TrocarMeshId, TrocarTool, TrocarTrackerDef};
@@ -100,10 +100,9 @@ pub unsafe extern "C" fn trocar_tracker_update(
         let t = unsafe { TrocarTracker::get(tracker) }?;
         let tool = unsafe { as_ref(tool, "tool") }?;
         check_out(out, "out")?;
+        // SAFETY: room for `capacity` contacts by contract.
+        let out = unsafe { out_slice(out, capacity as usize, "out") }?;
         check_out(out_count, "out_count")?;
-        if !out.is_aligned() {
-            return Err(Error::invalid("out is not aligned"));
-        }
         let segments = t.def().segment_count;
         if capacity < segments {
             return Err(Error::out_of_range(format!(
@@ -111,8 +110,10 @@ pub unsafe extern "C" fn trocar_tracker_update(
             )));
         }
         let written = t.update_with(&tool.into(), |contacts| {
-            // SAFETY: `out` has room for `capacity >= segment_count >= contacts.len()` contacts by contract.
-            unsafe { std::ptr::copy_nonoverlapping(contacts.as_ptr(), out, contacts.len()) };
+            // `capacity >= segment_count >= contacts.len()`: every contact has a place.
+            for (o, c) in out.iter_mut().zip(contacts) {
+                o.write(*c);
+            }
             contacts.len() as u32
         })?;
         // SAFETY: checked non-NULL.

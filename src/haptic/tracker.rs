@@ -398,7 +398,12 @@ impl Tracker {
                 results.len()
             ))
         })?;
-        let query = results.scratch.prepared[query_index];
+        // The prepared queries are those the outputs answer (a refused query changes neither).
+        let query = *results.scratch.prepared.get(query_index).ok_or_else(|| {
+            Error::out_of_range(format!(
+                "query index {query_index} has no prepared query in the results"
+            ))
+        })?;
         if query.mesh != self.mesh {
             return Err(Error::invalid(format!(
                 "query {query_index} of the results was asked on another mesh than the tracker's"
