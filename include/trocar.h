@@ -478,7 +478,8 @@ typedef struct TrocarContact {
 #define TROCAR_ERROR_NULL_POINTER 1
 
 /**
- * An argument is malformed (NaN/Inf, radius <= 0, entry == tip, unknown enum value, foreign handle).
+ * An argument is malformed (NaN/Inf, radius <= 0, entry == tip, unknown enum value, foreign handle, misaligned
+ * pointer).
  */
 #define TROCAR_ERROR_INVALID_ARGUMENT 2
 
@@ -508,7 +509,13 @@ typedef struct TrocarContact {
 #define TROCAR_ERROR_OUT_OF_MEMORY 7
 
 /**
- * An internal panic was caught at the C boundary; the message says where.
+ * An internal panic (a trocar bug) was caught at the C boundary: the call returns this status (the few
+ * functions without a status return a neutral value: 0, a default, a static string),
+ * `trocar_last_error_message` gives the panic's message and where it was raised, and nothing is printed. For
+ * that the first call into the library installs a process-wide Rust panic hook that is silent for panics
+ * inside trocar's calls and on its worker threads and passes every other panic to the hook installed before
+ * it (a Rust host that sets its own hook later replaces it). Objects the call was working on may be
+ * inconsistent: destroy and re-create them.
  */
 #define TROCAR_ERROR_PANIC 8
 
@@ -776,7 +783,8 @@ TrocarStatus trocar_mesh_counts(const struct TrocarContext *ctx,
                                 uint32_t *out_triangle_count);
 
 /**
- * Copies vertices `first_vertex .. first_vertex + vertex_count` into `out_xyz` (3 floats each).
+ * Copies vertices `first_vertex .. first_vertex + vertex_count` into `out_xyz` (3 floats each). A NULL
+ * `out_xyz` with a nonzero count, or one not aligned for `float`, is refused and nothing is written.
  *
  * # Safety
  * `out_xyz` must have room for `3 * vertex_count` floats; `ctx` a live context.

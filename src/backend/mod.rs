@@ -24,7 +24,7 @@ pub(crate) fn thread_count(cpu_threads: u32) -> usize {
 }
 
 /// A pool of `threads` workers named `name-0`, `name-1`, ...; `None` for one thread, where the calling thread
-/// does the work alone.
+/// does the work alone. A worker's panic is raised again on the calling thread, so it prints nothing itself.
 pub(crate) fn worker_pool(
     threads: usize,
     name: &'static str,
@@ -35,6 +35,7 @@ pub(crate) fn worker_pool(
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(move |i| format!("{name}-{i}"))
+        .start_handler(|_| crate::ffi::boundary::quiet_worker_thread())
         .build()
         .map(Some)
 }

@@ -2,12 +2,64 @@
 
 use super::status::{TROCAR_ERROR_PANIC, TROCAR_OK, TrocarStatus, status_of};
 use crate::error::Result;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ffi::c_char;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
 
 thread_local! {
     static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
+    /// How many [`catch`] calls this thread is inside: a panic raised meanwhile is caught and reported by status
+    /// and message, so the panic hook stays silent for it.
+    static INSIDE: Cell<u32> = const { Cell::new(0) };
+    /// Where the last panic caught by [`catch`] on this thread was raised, recorded by the hook.
+    static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs, once, a panic hook that prints nothing for panics inside [`catch`] (a library prints nothing; the
+/// status and message report them) and hands every other panic to the hook that was installed before.
+fn install_quiet_hook() {
+    static INSTALL: Once = Once::new();
+    // Replacing the hook is not allowed while this thread unwinds; a later call installs it then.
+    if std::thread::panicking() {
+        return;
+    }
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            // `try_with`: the thread-locals may already be gone when a thread panics while exiting.
+            if INSIDE.try_with(Cell::get).unwrap_or(0) > 0 {
+                let location = info
+                    .location()
+                    .map(|l| format!("{}:{}", l.file(), l.line()));
+                let _ = PANIC_LOCATION.try_with(|p| *p.borrow_mut() = location);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Makes the hook silent for panics on this thread for good: for trocar's own worker threads, whose panics rayon
+/// raises again on the thread that called into trocar (caught and reported there by [`catch`] in a C call).
+pub(crate) fn quiet_worker_thread() {
+    INSIDE.with(|d| d.set(d.get() + 1));
+}
+
+/// Marks this thread as inside [`catch`] for as long as it lives (unwinding included).
+struct Inside;
+
+impl Inside {
+    fn enter() -> Self {
+        INSIDE.with(|d| d.set(d.get() + 1));
+        Inside
+    }
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        INSIDE.with(|d| d.set(d.get() - 1));
+    }
 }
 
 /// Records `message` as this thread's last error.
@@ -21,10 +73,17 @@ fn set_last_error(message: &str) {
 
 /// Runs `f`, turning a panic into `on_panic` (and a last-error message) so no unwind crosses into C.
 ///
-/// Every `extern "C"` function of the crate goes through here. State touched by a panicking call is not
-/// trusted to be consistent, which is why mutations validate everything before they write.
+/// Every `extern "C"` function of the crate goes through here. A panic raised on this thread meanwhile prints
+/// nothing (see [`install_quiet_hook`]); its message and location become the last error. State touched by a
+/// panicking call is not trusted to be consistent, which is why mutations validate everything before they
+/// write.
 pub fn catch<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    install_quiet_hook();
+    let caught = {
+        let _inside = Inside::enter();
+        catch_unwind(AssertUnwindSafe(f))
+    };
+    match caught {
         Ok(v) => v,
         Err(payload) => {
             let what = payload
@@ -32,8 +91,11 @@ pub fn catch<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
+            let at = PANIC_LOCATION
+                .with(|p| p.borrow_mut().take())
+                .map_or_else(String::new, |l| format!(" at {l}"));
             set_last_error(&format!(
-                "internal panic (a trocar bug, please report): {what}"
+                "internal panic (a trocar bug, please report): {what}{at}"
             ));
             on_panic
         }
@@ -82,6 +144,59 @@ mod tests {
         let status = run(|| panic!("boom {}", 42));
         assert_eq!(status, TROCAR_ERROR_PANIC);
         assert!(last().contains("boom 42"));
+    }
+
+    /// Set in the child process of `caught_panics_print_nothing`.
+    const QUIET_CHILD: &str = "TROCAR_BOUNDARY_QUIET_CHILD";
+
+    /// A panic caught at the boundary, on the calling thread or on a trocar worker, prints nothing and its
+    /// message says what and (on the calling thread) where; a panic outside still reaches the hook installed
+    /// before. Checked in a child process (this test binary again) whose whole stderr is read.
+    #[test]
+    fn caught_panics_print_nothing() {
+        if std::env::var_os(QUIET_CHILD).is_some() {
+            let status = run(|| panic!("boom on the caller"));
+            assert_eq!(status, TROCAR_ERROR_PANIC);
+            let message = last();
+            assert!(message.contains("boom on the caller"), "{message}");
+            assert!(message.contains("boundary.rs:"), "{message}");
+            let pool = crate::backend::worker_pool(2, "quiet-test")
+                .unwrap()
+                .unwrap();
+            let status = run(|| {
+                pool.install(|| rayon::join(|| panic!("boom on a worker"), || ()));
+                Ok(())
+            });
+            assert_eq!(status, TROCAR_ERROR_PANIC);
+            assert!(last().contains("boom on a worker"), "{}", last());
+            assert!(std::panic::catch_unwind(|| panic!("outside trocar")).is_err());
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "ffi::boundary::tests::caught_panics_print_nothing",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(QUIET_CHILD, "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "child failed:\n{stdout}\n{stderr}");
+        assert!(
+            stdout.contains("1 passed"),
+            "the child ran no test:\n{stdout}"
+        );
+        assert!(
+            !stderr.contains("boom"),
+            "a caught panic printed:\n{stderr}"
+        );
+        assert!(
+            stderr.contains("outside trocar"),
+            "the previous hook was not called:\n{stderr}"
+        );
     }
 
     #[test]

@@ -10,7 +10,8 @@ pub type TrocarStatus = u32;
 pub const TROCAR_OK: TrocarStatus = 0;
 /// A required pointer argument was NULL.
 pub const TROCAR_ERROR_NULL_POINTER: TrocarStatus = 1;
-/// An argument is malformed (NaN/Inf, radius <= 0, entry == tip, unknown enum value, foreign handle).
+/// An argument is malformed (NaN/Inf, radius <= 0, entry == tip, unknown enum value, foreign handle, misaligned
+/// pointer).
 pub const TROCAR_ERROR_INVALID_ARGUMENT: TrocarStatus = 2;
 /// An index or range lies outside what it refers to.
 pub const TROCAR_ERROR_OUT_OF_RANGE: TrocarStatus = 3;
@@ -22,7 +23,13 @@ pub const TROCAR_ERROR_BACKEND_UNAVAILABLE: TrocarStatus = 5;
 pub const TROCAR_ERROR_DEVICE_LOST: TrocarStatus = 6;
 /// Memory could not be allocated.
 pub const TROCAR_ERROR_OUT_OF_MEMORY: TrocarStatus = 7;
-/// An internal panic was caught at the C boundary; the message says where.
+/// An internal panic (a trocar bug) was caught at the C boundary: the call returns this status (the few
+/// functions without a status return a neutral value: 0, a default, a static string),
+/// `trocar_last_error_message` gives the panic's message and where it was raised, and nothing is printed. For
+/// that the first call into the library installs a process-wide Rust panic hook that is silent for panics
+/// inside trocar's calls and on its worker threads and passes every other panic to the hook installed before
+/// it (a Rust host that sets its own hook later replaces it). Objects the call was working on may be
+/// inconsistent: destroy and re-create them.
 pub const TROCAR_ERROR_PANIC: TrocarStatus = 8;
 /// The results object has a submitted batch not yet collected with `trocar_results_wait`.
 pub const TROCAR_ERROR_PENDING: TrocarStatus = 9;
