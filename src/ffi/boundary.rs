@@ -79,6 +79,8 @@ fn set_last_error(message: &str) {
 /// write.
 pub fn catch<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
     install_quiet_hook();
+    // A location left by a panic that something inside caught itself must not be reported for this call's.
+    PANIC_LOCATION.with(|p| p.borrow_mut().take());
     let caught = {
         let _inside = Inside::enter();
         catch_unwind(AssertUnwindSafe(f))

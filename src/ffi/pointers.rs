@@ -1,7 +1,7 @@
 //! Checked conversions from C pointers: NULL becomes `TROCAR_ERROR_NULL_POINTER` instead of a crash, and a
 //! misaligned pointer or an array too long to address `TROCAR_ERROR_INVALID_ARGUMENT`.
 //!
-//! Every pointer the C caller passes goes through [`check`] (single values) or [`check_array`] (arrays): inputs
+//! Every pointer the C caller passes goes through `check` (single values) or `check_array` (arrays): inputs
 //! by [`as_ref`] and [`as_slice`], caller-allocated outputs by [`check_out`], [`out_slice`] and [`write`].
 
 use crate::error::{Error, ErrorKind, Result};
@@ -171,6 +171,8 @@ pub unsafe fn live_mut<'a, T: Handle>(p: *mut T) -> Result<&'a mut T> {
 /// # Safety
 /// `out` must be NULL or writable.
 pub unsafe fn hand_out<T: Handle>(mut value: T, out: *mut *mut T) -> Result<()> {
+    // Checked before boxing, so that a refused `out` cannot leak the object.
+    check_out(out, "out")?;
     value.set_magic(T::MAGIC);
     // SAFETY: forwarded contract.
     unsafe { write(out, Box::into_raw(Box::new(value)), "out") }
