@@ -348,7 +348,8 @@ impl Tracker {
     /// The closest strip of segment `segment` from the last update (empty when the segment was not in contact),
     /// each triangle checked exactly against that update's segment when first read after it, on the positions
     /// current then (the update's, unless `update_positions` ran since), the segment's own closest triangle first
-    /// (the contact's triangle while the segment is apart from the surface).
+    /// (the contact's triangle while the segment is apart from the surface). Empty when the mesh's triangles
+    /// were replaced since the last update: its triangle indices name the list that update saw.
     /// Hold the guard briefly: an update meanwhile fails as busy.
     pub fn strip(&self, segment: usize) -> Result<MappedMutexGuard<'_, [Contact]>> {
         let state = self.state.try_lock().ok_or_else(busy)?;
@@ -361,6 +362,9 @@ impl Tracker {
         }
         let room = self.def.max_strip_length as usize;
         let mut state = state;
+        if self.view.topology_generation() != state.topology.generation {
+            return Ok(MutexGuard::map(state, |s| &mut s.strip_contacts[..0]));
+        }
         if !state.strip_read[segment] {
             let s = &mut *state;
             let (tests, _) = self
