@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::geometry::{MAX_COORDINATE, in_range};
-use crate::haptic::view::{HapticLink, HapticView};
+use crate::haptic::view::{Columns, HapticLink, HapticView};
 use crate::mesh_motion::Motion;
 use glam::Vec3;
 use std::sync::Arc;
@@ -156,7 +156,9 @@ impl Mesh {
         fresh.extend_from_slice(triangles);
         // Built before anything changes, so running out of memory here leaves the mesh as it was.
         let topology = match self.haptic.in_use() {
-            Some(view) => Some(view.next_topology(triangles)?),
+            Some(view) => {
+                Some(view.next_topology(triangles, &Columns([&self.xs, &self.ys, &self.zs]))?)
+            }
             None => None,
         };
         self.triangles = fresh;

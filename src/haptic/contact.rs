@@ -138,9 +138,10 @@ impl EndPoint {
     }
 }
 
-/// The inward unit normal of a found triangle (zero for a zero-area one).
-fn inward(found: &Found) -> Vec3 {
-    -found.prepared.normal().normalize_or_zero()
+/// The inward unit normal of a found triangle: into its component, whichever way that is wound (zero for a
+/// zero-area triangle).
+fn inward(topology: &Topology, found: &Found) -> Vec3 {
+    -found.prepared.normal().normalize_or_zero() * topology.outward_sign(found.triangle)
 }
 
 /// Whether segment `found` is apart from the surface and outside it (its closest feature's pseudo-normal faces
@@ -161,6 +162,7 @@ pub fn apart_outside<P: Positions>(pos: &P, topology: &Topology, found: &Found) 
 /// The contact of segment `segment` (`found` is its dynamic point's triangle, `outside` what [`apart_outside`]
 /// said of it; `ends` its two end points, their signs decided unless `outside`).
 pub fn segment_contact(
+    topology: &Topology,
     segment: u32,
     found: &Found,
     outside: bool,
@@ -177,7 +179,7 @@ pub fn segment_contact(
             c.on_mesh,
             d,
             radius,
-            inward(found),
+            inward(topology, found),
         );
     }
     // Crossing the surface, or inside: the deeper end point inside the mesh.
@@ -193,7 +195,7 @@ pub fn segment_contact(
             e.found.closest.on_mesh,
             signed,
             radius,
-            inward(&e.found),
+            inward(topology, &e.found),
         );
     }
     // Inside by the closest feature's pseudo-normal though neither end point's probe says so (a probe stuck on
@@ -206,7 +208,7 @@ pub fn segment_contact(
         c.on_mesh,
         signed,
         radius,
-        inward(found),
+        inward(topology, found),
     )
 }
 
@@ -229,7 +231,7 @@ pub fn triangle_contact<P: Positions>(
     radius: f32,
 ) -> Contact {
     let c = &found.closest;
-    let inward = inward(found);
+    let inward = inward(topology, found);
     if c.distance > 0.0 {
         let outside = segment_outside
             || is_outside(
@@ -251,7 +253,8 @@ pub fn triangle_contact<P: Positions>(
             inward,
         );
     }
-    let n = found.prepared.normal();
+    // Behind: on the inner side of the triangle's plane (its face normal turned out of its component).
+    let n = found.prepared.normal() * topology.outward_sign(found.triangle);
     let corner = found.prepared.corners()[0];
     let (ha, hb) = (n.dot(a - corner), n.dot(b - corner));
     let behind = if ha < hb { a } else { b };

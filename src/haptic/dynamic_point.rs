@@ -328,7 +328,8 @@ mod tests {
             [3, 1, 5],
             [0, 3, 5],
         ];
-        (p, Topology::new(&t, 6, 0).unwrap())
+        let topology = Topology::new(&t, &p, 0).unwrap();
+        (p, topology)
     }
 
     #[test]
@@ -356,7 +357,7 @@ mod tests {
 
     /// A flat `n` x `n` grid of unit squares in the plane z = 0, two triangles each.
     fn grid(n: u32) -> (Vec<Vec3>, Topology) {
-        let p = (0..=n)
+        let p: Vec<Vec3> = (0..=n)
             .flat_map(|j| (0..=n).map(move |i| Vec3::new(i as f32, j as f32, 0.0)))
             .collect();
         let mut t = Vec::new();
@@ -367,8 +368,8 @@ mod tests {
                 t.push([a, a + n + 2, a + n + 1]);
             }
         }
-        let vertices = ((n + 1) * (n + 1)) as usize;
-        (p, Topology::new(&t, vertices, 0).unwrap())
+        let topology = Topology::new(&t, &p, 0).unwrap();
+        (p, topology)
     }
 
     #[test]

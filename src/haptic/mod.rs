@@ -16,6 +16,7 @@ pub mod adjacency;
 pub mod contact;
 pub mod dynamic_point;
 pub mod mirror;
+pub mod orientation;
 pub mod pseudo_normal;
 pub mod seeds;
 pub mod strip;

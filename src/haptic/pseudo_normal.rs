@@ -5,8 +5,10 @@
 //! feature containing `c`: the face normal inside a face, the sum of the two face normals on an edge, and the
 //! angle-weighted sum of the fan's face normals at a vertex. Face normals alone give the wrong sign near edges
 //! and vertices (where most closest points of a segment land). The test reads only the closest triangle's
-//! neighbourhood, so it costs nothing in mesh size. On an open mesh (a membrane) the same test says which side
-//! of the sheet the point is on.
+//! neighbourhood, so it costs nothing in mesh size. Every face normal is read turned out of its component
+//! ([`Topology::outward_sign`]), so a closed mesh wound inward has the same inside as one wound outward. On an
+//! open mesh (a membrane) the same test says which side of the sheet the point is on: the side its face normals
+//! (counter-clockwise winding) point to.
 
 use super::Positions;
 use super::adjacency::NONE;
@@ -56,14 +58,14 @@ pub fn feature_of(p: Vec3, t: &PreparedTriangle) -> Feature {
     }
 }
 
-/// Unit normal of triangle `t` (zero for a zero-area one).
+/// Unit normal of triangle `t`, turned out of its component (zero for a zero-area one).
 #[inline]
 fn face_normal<P: Positions>(pos: &P, topology: &Topology, t: u32) -> Vec3 {
     let [a, b, c] = topology.triangles[t as usize].map(|v| pos.get(v));
-    (b - a).cross(c - a).normalize_or_zero()
+    (b - a).cross(c - a).normalize_or_zero() * topology.outward_sign(t)
 }
 
-/// The (unnormalized) pseudo-normal of `feature` of triangle `t`.
+/// The (unnormalized) pseudo-normal of `feature` of triangle `t`, pointing out of its component.
 pub fn pseudo_normal<P: Positions>(
     pos: &P,
     topology: &Topology,
@@ -72,10 +74,10 @@ pub fn pseudo_normal<P: Positions>(
     feature: Feature,
 ) -> Vec3 {
     match feature {
-        Feature::Face => prepared.normal(),
+        Feature::Face => prepared.normal() * topology.outward_sign(t),
         Feature::Edge(i) => {
             let across = topology.adjacency.edge_neighbours(t)[i as usize];
-            let own = prepared.normal().normalize_or_zero();
+            let own = prepared.normal().normalize_or_zero() * topology.outward_sign(t);
             if across == NONE {
                 own
             } else {
@@ -94,8 +96,8 @@ pub fn pseudo_normal<P: Positions>(
                 let cross = e1.cross(e2);
                 let len = cross.length();
                 if len > 0.0 {
-                    // The corner's angle times the unit face normal.
-                    sum += cross * (len.atan2(e1.dot(e2)) / len);
+                    // The corner's angle times the unit face normal (turned out of its component).
+                    sum += cross * (len.atan2(e1.dot(e2)) / len * topology.outward_sign(f));
                 }
             }
             sum
@@ -123,7 +125,7 @@ pub fn is_outside<P: Positions>(
         let (mut front, mut behind) = (false, false);
         for &f in topology.adjacency.fan(v) {
             let [a, b, c] = topology.triangles[f as usize].map(|w| pos.get(w));
-            let side = away.dot((b - a).cross(c - a));
+            let side = away.dot((b - a).cross(c - a)) * topology.outward_sign(f);
             front |= side > 0.0;
             behind |= side < 0.0;
         }
@@ -156,7 +158,7 @@ mod tests {
             .iter()
             .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
             .collect();
-        let topology = Topology::new(&tris, 8, 0).unwrap();
+        let topology = Topology::new(&tris, &p, 0).unwrap();
         (p, topology)
     }
 

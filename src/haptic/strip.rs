@@ -488,7 +488,7 @@ mod tests {
             t.push([a, b, c]);
             t.push([a, c, d]);
         }
-        let topology = Topology::new(&t, p.len(), 0).unwrap();
+        let topology = Topology::new(&t, &p, 0).unwrap();
         let mut visited = Visited::new(64);
         let mut out = Vec::new();
         let right = Target {
@@ -616,7 +616,7 @@ mod tests {
                 [[a, b, c], [a, c, d]]
             })
             .collect();
-        let topology = Topology::new(&t, p.len(), 0).unwrap();
+        let topology = Topology::new(&t, &p, 0).unwrap();
         let target = |triangle| Target {
             triangle,
             point: Vec3::ZERO,

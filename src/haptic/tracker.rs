@@ -948,5 +948,12 @@ fn contact_of<P: Positions>(
             end.signed_distance(pos, topology);
         }
     }
-    segment_contact(k as u32, found, outside, [&ends[0], &ends[1]], radius)
+    segment_contact(
+        topology,
+        k as u32,
+        found,
+        outside,
+        [&ends[0], &ends[1]],
+        radius,
+    )
 }

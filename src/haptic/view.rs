@@ -10,9 +10,12 @@
 //!   guards (the writer builds the new topology before taking it and frees the old one after releasing it);
 //! - `alive`, cleared when the mesh is destroyed (or its context), so a tracker reports a stale handle.
 
+use super::Positions;
 use super::adjacency::Adjacency;
 use super::mirror::PositionMirror;
+use super::orientation::inward_triangles;
 use crate::error::{Error, Result};
+use glam::Vec3;
 use parking_lot::Mutex;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -26,26 +29,28 @@ pub struct Topology {
     pub triangles: Vec<[u32; 3]>,
     /// Their vertex fans and edge neighbours.
     pub adjacency: Adjacency,
+    /// Whether each triangle belongs to a closed component wound inward ([`super::orientation`]).
+    inward: Vec<bool>,
 }
 
 impl Topology {
-    /// Copies `triangles` (indices already validated against `vertex_count`) and builds their adjacency.
-    pub fn new(triangles: &[[u32; 3]], vertex_count: usize, generation: u64) -> Result<Self> {
-        Self::with(
-            triangles,
-            generation,
-            Adjacency::new(triangles, vertex_count)?,
-        )
+    /// Copies `triangles` (indices already validated against `pos`) and builds their adjacency and each
+    /// closed component's winding, on the positions `pos`.
+    pub fn new<P: Positions>(triangles: &[[u32; 3]], pos: &P, generation: u64) -> Result<Self> {
+        let adjacency = Adjacency::new(triangles, pos.vertex_count())?;
+        Self::with(triangles, pos, generation, adjacency, None)
     }
 
-    /// The topology of `triangles` as a successor of `self`: its adjacency updated where the list changed
-    /// ([`Adjacency::updated`]), or built from scratch when too much did.
-    pub fn successor(
+    /// The topology of `triangles` (on the positions `pos`) as a successor of `self`: its adjacency updated
+    /// where the list changed ([`Adjacency::updated`]), or built from scratch when too much did; the windings
+    /// decided again (a cut may close a component, open one, or join two).
+    pub fn successor<P: Positions>(
         &self,
         triangles: &[[u32; 3]],
-        vertex_count: usize,
+        pos: &P,
         generation: u64,
     ) -> Result<Self> {
+        let vertex_count = pos.vertex_count();
         let adjacency = match self
             .adjacency
             .updated(&self.triangles, triangles, vertex_count)?
@@ -53,11 +58,25 @@ impl Topology {
             Some(updated) => updated,
             None => Adjacency::new(triangles, vertex_count)?,
         };
-        Self::with(triangles, generation, adjacency)
+        Self::with(
+            triangles,
+            pos,
+            generation,
+            adjacency,
+            Some((&self.triangles, &self.inward)),
+        )
     }
 
-    /// Copies `triangles` beside their `adjacency`.
-    fn with(triangles: &[[u32; 3]], generation: u64, adjacency: Adjacency) -> Result<Self> {
+    /// Copies `triangles` beside their `adjacency`, and decides their windings on `pos` (an open component
+    /// inheriting from `previous`, the list replaced and its windings).
+    fn with<P: Positions>(
+        triangles: &[[u32; 3]],
+        pos: &P,
+        generation: u64,
+        adjacency: Adjacency,
+        previous: Option<(&[[u32; 3]], &[bool])>,
+    ) -> Result<Self> {
+        let inward = inward_triangles(triangles, &adjacency, pos, previous)?;
         let mut copy = Vec::new();
         copy.try_reserve_exact(triangles.len())
             .map_err(|_| Error::out_of_memory("the haptic triangle list"))?;
@@ -66,7 +85,30 @@ impl Topology {
             generation,
             adjacency,
             triangles: copy,
+            inward,
         })
+    }
+
+    /// 1, or -1 when triangle `t` belongs to a closed component wound inward: its face normal times this points
+    /// out of its component, whichever way the mesh is wound ([`super::orientation`]).
+    #[inline]
+    pub fn outward_sign(&self, t: u32) -> f32 {
+        if self.inward[t as usize] { -1.0 } else { 1.0 }
+    }
+}
+
+/// Positions as three coordinate columns (a mesh's own storage).
+pub struct Columns<'a>(pub [&'a [f32]; 3]);
+
+impl Positions for Columns<'_> {
+    #[inline]
+    fn get(&self, v: u32) -> Vec3 {
+        let [x, y, z] = self.0;
+        let v = v as usize;
+        Vec3::new(x[v], y[v], z[v])
+    }
+    fn vertex_count(&self) -> usize {
+        self.0[0].len()
     }
 }
 
@@ -84,7 +126,11 @@ impl HapticView {
     pub fn new(xs: &[f32], ys: &[f32], zs: &[f32], triangles: &[[u32; 3]]) -> Result<Self> {
         Ok(Self {
             mirror: PositionMirror::new(xs, ys, zs)?,
-            topology: Mutex::new(Arc::new(Topology::new(triangles, xs.len(), 0)?)),
+            topology: Mutex::new(Arc::new(Topology::new(
+                triangles,
+                &Columns([xs, ys, zs]),
+                0,
+            )?)),
             generation: AtomicU64::new(0),
             alive: AtomicBool::new(true),
         })
@@ -111,13 +157,17 @@ impl HapticView {
         self.topology.lock().clone()
     }
 
-    /// Builds the topology of a new triangle list, without publishing it (so a failure changes nothing): the
-    /// current one's adjacency updated where the list changed (a local cut costs what it changed plus two
-    /// streaming copies), or a new one when much of it did.
-    pub(crate) fn next_topology(&self, triangles: &[[u32; 3]]) -> Result<Topology> {
+    /// Builds the topology of a new triangle list over the mesh's positions `pos`, without publishing it (so
+    /// a failure changes nothing): the current one's adjacency updated where the list changed (a local cut
+    /// costs what it changed plus two streaming copies), or a new one when much of it did; the windings
+    /// decided in O(triangles).
+    pub(crate) fn next_topology<P: Positions>(
+        &self,
+        triangles: &[[u32; 3]],
+        pos: &P,
+    ) -> Result<Topology> {
         let generation = self.generation.load(Ordering::Relaxed) + 1;
-        self.topology()
-            .successor(triangles, self.mirror.vertex_count(), generation)
+        self.topology().successor(triangles, pos, generation)
     }
 
     /// Publishes a topology from [`HapticView::next_topology`].
