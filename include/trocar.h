@@ -441,7 +441,7 @@ typedef struct TrocarContact {
   float normal[3];
   /**
    * Distance from the axis to the mesh: positive outside, negative inside (a closed, consistently oriented
-   * mesh), 0 where the axis crosses the surface.
+   * mesh, wound outward or inward alike), 0 where the axis crosses the surface.
    */
   float signed_distance;
   /**
@@ -753,7 +753,9 @@ TrocarStatus trocar_mesh_update_positions(struct TrocarContext *ctx,
  * Replaces the mesh's triangles (topology change, e.g. after cutting); all or nothing. With trackers attached
  * their adjacency is updated where the list changed: remove a triangle by moving the last one into its slot
  * (as SOFA does) and every other triangle keeps its index, so a local cut costs what it changed plus a copy;
- * a list in which over an eighth of the slots changed is rebuilt in O(triangles).
+ * a list in which over an eighth of the slots changed is rebuilt in O(triangles); each component's winding is
+ * decided again in O(triangles) (see `trocar_tracker_create`). A tracker's strip read after this call and
+ * before its next update is empty (see `trocar_tracker_strip`).
  *
  * # Safety
  * `indices` must hold `3 * triangle_count` values; `ctx` a live context.
@@ -930,7 +932,14 @@ struct TrocarTrackerDef trocar_default_tracker_def(void);
 
 /**
  * Creates a tracker of `mesh`; `*out` is written only on success. The mesh then keeps a lock-free copy of its
- * positions and its adjacency up to date for its trackers (built here, in O(triangles)).
+ * positions and its adjacency up to date for its trackers (built here, in O(triangles)). Inside and outside
+ * do not depend on the winding: each closed, consistently oriented component of the mesh (triangles joined
+ * through shared edges) counts as wound inward when its signed volume, on the positions current when its
+ * triangles are set (here for the first tracker of the mesh, and at each `trocar_mesh_set_triangles`), is
+ * negative, and its face normals are then read turned over. A component that is not closed (a cut organ, a
+ * membrane) keeps the winding decided for it before the re-triangulation that opened it, by a majority of
+ * its triangles that kept their slot; one never decided (created open, or with no slot kept) counts as
+ * wound: its outside is the side its face normals point to, the corners counter-clockwise seen from there.
  *
  * # Safety
  * `ctx` must be a live context; `def` NULL or a `TrocarTrackerDef`; `out` NULL or writable.

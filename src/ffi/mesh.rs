@@ -73,7 +73,9 @@ pub unsafe extern "C" fn trocar_mesh_update_positions(
 /// Replaces the mesh's triangles (topology change, e.g. after cutting); all or nothing. With trackers attached
 /// their adjacency is updated where the list changed: remove a triangle by moving the last one into its slot
 /// (as SOFA does) and every other triangle keeps its index, so a local cut costs what it changed plus a copy;
-/// a list in which over an eighth of the slots changed is rebuilt in O(triangles).
+/// a list in which over an eighth of the slots changed is rebuilt in O(triangles); each component's winding is
+/// decided again in O(triangles) (see `trocar_tracker_create`). A tracker's strip read after this call and
+/// before its next update is empty (see `trocar_tracker_strip`).
 ///
 /// # Safety
 /// `indices` must hold `3 * triangle_count` values; `ctx` a live context.

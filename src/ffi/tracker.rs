@@ -48,7 +48,14 @@ pub extern "C" fn trocar_default_tracker_def() -> TrocarTrackerDef {
 }
 
 /// Creates a tracker of `mesh`; `*out` is written only on success. The mesh then keeps a lock-free copy of its
-/// positions and its adjacency up to date for its trackers (built here, in O(triangles)).
+/// positions and its adjacency up to date for its trackers (built here, in O(triangles)). Inside and outside
+/// do not depend on the winding: each closed, consistently oriented component of the mesh (triangles joined
+/// through shared edges) counts as wound inward when its signed volume, on the positions current when its
+/// triangles are set (here for the first tracker of the mesh, and at each `trocar_mesh_set_triangles`), is
+/// negative, and its face normals are then read turned over. A component that is not closed (a cut organ, a
+/// membrane) keeps the winding decided for it before the re-triangulation that opened it, by a majority of
+/// its triangles that kept their slot; one never decided (created open, or with no slot kept) counts as
+/// wound: its outside is the side its face normals point to, the corners counter-clockwise seen from there.
 ///
 /// # Safety
 /// `ctx` must be a live context; `def` NULL or a `TrocarTrackerDef`; `out` NULL or writable.

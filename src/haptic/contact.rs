@@ -20,8 +20,9 @@
 //! reaction force on the tool is along `-normal`. It is the direction between the two closest points, so
 //! outside the mesh it turns continuously as the closest point slides from one triangle to the next (by at most
 //! the tool's travel over the distance: no force jump when the closest triangle switches, the paper's jitter);
-//! only where the axis crosses the surface exactly is it the closest triangle's inward face normal. (From
-//! inside, the nearest point of a faceted surface itself jumps across edges, and the normal with it.)
+//! only where the axis crosses the surface exactly is it the closest triangle's inward face normal (into the
+//! organ whichever way its mesh is wound, [`super::orientation`]). (From inside, the nearest point of a faceted
+//! surface itself jumps across edges, and the normal with it.)
 
 use super::Positions;
 use super::dynamic_point::Found;
@@ -48,7 +49,7 @@ pub struct Contact {
     /// Unit direction pushing the mesh off the tool (into the organ); the force on the tool is along `-normal`.
     pub normal: [f32; 3],
     /// Distance from the axis to the mesh: positive outside, negative inside (a closed, consistently oriented
-    /// mesh), 0 where the axis crosses the surface.
+    /// mesh, wound outward or inward alike), 0 where the axis crosses the surface.
     pub signed_distance: f32,
     /// `radius - signed_distance`: positive when the round tool is in contact.
     pub penetration: f32,
