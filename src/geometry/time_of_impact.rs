@@ -8,10 +8,11 @@
 //! the triangle: tilted by rounding, the axis along the closest points can pass under the far end of a long
 //! tool, and a "step" from it would jump over the contact.
 //!
-//! Axes tried at each step, the farthest safe step wins: the direction between the current closest points,
-//! that direction made perpendicular to the tool axis and to each edge, the face normal, and the tool axis
-//! crossed with each edge. One of them is the exact separating direction of the closest features (face,
-//! edge-edge, vertex-edge, or the line between the points), so the bound is tight up to rounding.
+//! Axes tried at each step: the direction between the current closest points, and where rounding leaves that
+//! one certifying no more than the tolerance, also that direction made perpendicular to the tool axis and to
+//! each edge, the face normal, and the tool axis crossed with each edge (the farthest safe step wins). One of
+//! them is the exact separating direction of the closest features (face, edge-edge, vertex-edge, or the line
+//! between the points), so the bound is tight up to rounding.
 //!
 //! Rounding: the projections are taken relative to the entry point, and every gap is shrunk by
 //! [`ROUNDING`] times the query's extent (the largest coordinate of the tip, new tip and triangle relative to
@@ -129,25 +130,32 @@ pub fn time_of_impact_prepared(
             return t;
         }
         let toward = closest.on_mesh - closest.on_tool;
-        let axes = [
-            toward,
-            perpendicular(toward, reach),
-            tri.normal(),
-            reach.cross(edges[0]),
-            reach.cross(edges[1]),
-            reach.cross(edges[2]),
-            perpendicular(toward, edges[0]),
-            perpendicular(toward, edges[1]),
-            perpendicular(toward, edges[2]),
-        ];
-        let (mut gap, mut step) = (f32::NEG_INFINITY, 0.0f32);
-        for v in axes {
-            match along(v, toward, &corners, reach, motion, clearance) {
-                Axis::Useless => {}
-                Axis::Clear => return 1.0,
-                Axis::Gap(g, s) => {
-                    gap = gap.max(g);
-                    step = step.max(s);
+        // The direction between the closest points separates the closest features exactly; the other axes are
+        // tried only when rounding leaves it certifying no more than the tolerance.
+        let (mut gap, mut step) = match along(toward, toward, &corners, reach, motion, clearance) {
+            Axis::Clear => return 1.0,
+            Axis::Gap(g, s) => (g, s),
+            Axis::Useless => (f32::NEG_INFINITY, 0.0),
+        };
+        if gap <= tolerance {
+            let axes = [
+                perpendicular(toward, reach),
+                tri.normal(),
+                reach.cross(edges[0]),
+                reach.cross(edges[1]),
+                reach.cross(edges[2]),
+                perpendicular(toward, edges[0]),
+                perpendicular(toward, edges[1]),
+                perpendicular(toward, edges[2]),
+            ];
+            for v in axes {
+                match along(v, toward, &corners, reach, motion, clearance) {
+                    Axis::Useless => {}
+                    Axis::Clear => return 1.0,
+                    Axis::Gap(g, s) => {
+                        gap = gap.max(g);
+                        step = step.max(s);
+                    }
                 }
             }
         }

@@ -460,27 +460,37 @@ fn time_of_impact(entry: vec3<f32>, tip: vec3<f32>, new_tip: vec3<f32>, radius: 
             return t;
         }
         let toward = closest.on_mesh - closest.on_tool;
-        var axes = array<vec3<f32>, 9>(
-            toward,
-            perpendicular(toward, reach),
-            tri.n,
-            cross(reach, e0),
-            cross(reach, e1),
-            cross(reach, e2),
-            perpendicular(toward, e0),
-            perpendicular(toward, e1),
-            perpendicular(toward, e2),
-        );
+        // The closest points' direction first; the other axes only where it certifies no more than the tolerance.
         var gap = -BIG;
         var step = 0.0;
-        for (var i = 0u; i < 9u; i++) {
-            let a = toi_along(axes[i], toward, c0, c1, c2, reach, motion, clearance);
-            if (a.x == 1.0) {
-                return 1.0;
-            }
-            if (a.x == 2.0) {
-                gap = max(gap, a.y);
-                step = max(step, a.z);
+        let first = toi_along(toward, toward, c0, c1, c2, reach, motion, clearance);
+        if (first.x == 1.0) {
+            return 1.0;
+        }
+        if (first.x == 2.0) {
+            gap = first.y;
+            step = first.z;
+        }
+        if (gap <= tolerance) {
+            var axes = array<vec3<f32>, 8>(
+                perpendicular(toward, reach),
+                tri.n,
+                cross(reach, e0),
+                cross(reach, e1),
+                cross(reach, e2),
+                perpendicular(toward, e0),
+                perpendicular(toward, e1),
+                perpendicular(toward, e2),
+            );
+            for (var i = 0u; i < 8u; i++) {
+                let a = toi_along(axes[i], toward, c0, c1, c2, reach, motion, clearance);
+                if (a.x == 1.0) {
+                    return 1.0;
+                }
+                if (a.x == 2.0) {
+                    gap = max(gap, a.y);
+                    step = max(step, a.z);
+                }
             }
         }
         if (gap <= tolerance) {
