@@ -108,156 +108,18 @@ fn instance() -> wgpu::Instance {
 impl Gpu {
     /// Opens the best adapter: hardware only, unless `allow_software` also admits a software one.
     pub fn open(allow_software: bool) -> Result<Self> {
-        let unavailable = |m: String| Error::new(ErrorKind::BackendUnavailable, m);
-        let instance = instance();
-        let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY));
-        let seen: Vec<String> = adapters
-            .iter()
-            .map(|a| {
-                let i = a.get_info();
-                format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
-            })
-            .collect();
-        let adapter = adapters
-            .into_iter()
-            .filter(|a| {
-                let info = a.get_info();
-                (allow_software || is_hardware(&info))
-                    && a
-                        .get_downlevel_capabilities()
-                        .flags
-                        .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
-            })
-            .min_by_key(|a| rank(&a.get_info()))
-            .ok_or_else(|| {
-                let found = if seen.is_empty() {
-                    "no Vulkan, Metal or DX12 adapter at all".to_string()
-                } else {
-                    format!("only {}", seen.join(", "))
-                };
-                let hint = if allow_software {
-                    ""
-                } else {
-                    "; set allow_software_gpu (or TROCAR_ALLOW_SOFTWARE_GPU=1) to accept a software adapter"
-                };
-                unavailable(format!("no usable GPU adapter: {found}{hint}"))
-            })?;
+        let adapter = choose_adapter(allow_software)?;
         let info = adapter.get_info();
-        let available = adapter.limits();
-        if available.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS {
-            return Err(unavailable(format!(
-                "{} binds {} storage buffers per shader, the clip-select pass needs {STORAGE_BUFFERS}",
-                info.name, available.max_storage_buffers_per_shader_stage
-            )));
-        }
-        // The portable minimum, plus the storage buffers the pass binds and the largest buffers the adapter
-        // offers (a 1M-triangle mesh's indices alone are 12 MB).
-        let limits = wgpu::Limits {
-            max_storage_buffers_per_shader_stage: STORAGE_BUFFERS,
-            max_storage_buffer_binding_size: available.max_storage_buffer_binding_size,
-            max_buffer_size: available.max_buffer_size,
-            ..wgpu::Limits::downlevel_defaults()
-        };
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("trocar"),
-            required_limits: limits,
-            ..Default::default()
-        }))
-        .map_err(|e| unavailable(format!("could not open {}: {e}", info.name)))?;
-
-        let lost = Arc::new(AtomicBool::new(false));
-        let failure = Arc::new(Mutex::new(None::<String>));
-        {
-            let lost = lost.clone();
-            device.set_device_lost_callback(move |_, _| lost.store(true, Ordering::Release));
-        }
-        {
-            // wgpu's default handler panics; a library must report instead, so the next call says what failed.
-            let failure = failure.clone();
-            device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-                failure.lock().get_or_insert_with(|| e.to_string());
-            }));
-        }
-
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("clip_select.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-        });
-        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("clip_select"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: true,
-                        min_binding_size: wgpu::BufferSize::new(super::layout::PARAMS_SIZE),
-                    },
-                    count: None,
-                },
-                storage(1, true),
-                storage(2, true),
-                storage(3, true),
-                storage(4, false),
-                storage(5, false),
-                storage(6, false),
-                storage(7, false),
-                storage(8, false),
-            ],
-        });
-        let size_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("evaluation size"),
-            entries: &[storage(0, false)],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("clip_select"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        // Only the sizing pass sees the indirect buffer as storage: the evaluation reads it as its dispatch
-        // size, and one dispatch may not use a buffer both ways.
-        let size_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("evaluation size"),
-            bind_group_layouts: &[Some(&layout), Some(&size_layout)],
-            immediate_size: 0,
-        });
-        let pipeline = |entry: &str| {
-            let layout = if entry == "size_evaluation" {
-                &size_pipeline_layout
-            } else {
-                &pipeline_layout
-            };
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
-        let outcodes = pipeline("vertex_outcodes");
-        let select = pipeline("select_triangles");
-        let size = pipeline("size_evaluation");
-        let evaluate = pipeline("evaluate_candidates");
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(unavailable(format!(
-                "the clip-select shaders do not build on {}: {e}",
-                info.name
-            )));
-        }
+        let (device, queue) = open_device(&adapter, &info)?;
+        let (lost, failure) = watch(&device);
+        let Pipelines {
+            layout,
+            size_layout,
+            outcodes,
+            select,
+            size,
+            evaluate,
+        } = build_pipelines(&device, &info)?;
         let max_workgroups = if is_hardware(&info) { 4096 } else { 256 };
         let params_stride = u64::from(device.limits().min_uniform_buffer_offset_alignment)
             .max(super::layout::PARAMS_SIZE);
@@ -282,7 +144,6 @@ impl Gpu {
             failure,
         })
     }
-
     /// "name (backend, type, driver)".
     pub fn name(&self) -> String {
         let i = &self.info;
@@ -323,4 +184,194 @@ pub fn lost(what: impl std::fmt::Display) -> Error {
         ErrorKind::DeviceLost,
         format!("{what}; the context now runs on the CPU backend, run the query again"),
     )
+}
+
+/// A [`ErrorKind::BackendUnavailable`] error saying `m`.
+fn unavailable(m: String) -> Error {
+    Error::new(ErrorKind::BackendUnavailable, m)
+}
+
+/// The best adapter with compute shaders (by [`rank`]): hardware only, unless `allow_software`.
+fn choose_adapter(allow_software: bool) -> Result<wgpu::Adapter> {
+    let instance = instance();
+    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY));
+    let seen: Vec<String> = adapters
+        .iter()
+        .map(|a| {
+            let i = a.get_info();
+            format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
+        })
+        .collect();
+    adapters
+        .into_iter()
+        .filter(|a| {
+            let info = a.get_info();
+            (allow_software || is_hardware(&info))
+                && a
+                    .get_downlevel_capabilities()
+                    .flags
+                    .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+        })
+        .min_by_key(|a| rank(&a.get_info()))
+        .ok_or_else(|| {
+            let found = if seen.is_empty() {
+                "no Vulkan, Metal or DX12 adapter at all".to_string()
+            } else {
+                format!("only {}", seen.join(", "))
+            };
+            let hint = if allow_software {
+                ""
+            } else {
+                "; set allow_software_gpu (or TROCAR_ALLOW_SOFTWARE_GPU=1) to accept a software adapter"
+            };
+            unavailable(format!("no usable GPU adapter: {found}{hint}"))
+        })
+}
+
+/// Opens `adapter` with the limits the clip-select pass needs.
+fn open_device(
+    adapter: &wgpu::Adapter,
+    info: &wgpu::AdapterInfo,
+) -> Result<(wgpu::Device, wgpu::Queue)> {
+    let available = adapter.limits();
+    if available.max_storage_buffers_per_shader_stage < STORAGE_BUFFERS {
+        return Err(unavailable(format!(
+            "{} binds {} storage buffers per shader, the clip-select pass needs {STORAGE_BUFFERS}",
+            info.name, available.max_storage_buffers_per_shader_stage
+        )));
+    }
+    // The portable minimum, plus the storage buffers the pass binds and the largest buffers the adapter
+    // offers (a 1M-triangle mesh's indices alone are 12 MB).
+    let limits = wgpu::Limits {
+        max_storage_buffers_per_shader_stage: STORAGE_BUFFERS,
+        max_storage_buffer_binding_size: available.max_storage_buffer_binding_size,
+        max_buffer_size: available.max_buffer_size,
+        ..wgpu::Limits::downlevel_defaults()
+    };
+    pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("trocar"),
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .map_err(|e| unavailable(format!("could not open {}: {e}", info.name)))
+}
+
+/// The device's lost flag and first uncaptured error, set by its callbacks.
+fn watch(device: &wgpu::Device) -> (Arc<AtomicBool>, Arc<Mutex<Option<String>>>) {
+    let lost = Arc::new(AtomicBool::new(false));
+    let failure = Arc::new(Mutex::new(None::<String>));
+    {
+        let lost = lost.clone();
+        device.set_device_lost_callback(move |_, _| lost.store(true, Ordering::Release));
+    }
+    {
+        // wgpu's default handler panics; a library must report instead, so the next call says what failed.
+        let failure = failure.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            failure.lock().get_or_insert_with(|| e.to_string());
+        }));
+    }
+    (lost, failure)
+}
+
+/// The clip-select pass's bind group layouts and its four pipelines.
+struct Pipelines {
+    layout: wgpu::BindGroupLayout,
+    size_layout: wgpu::BindGroupLayout,
+    outcodes: wgpu::ComputePipeline,
+    select: wgpu::ComputePipeline,
+    size: wgpu::ComputePipeline,
+    evaluate: wgpu::ComputePipeline,
+}
+
+/// Builds the clip-select shaders' layouts and pipelines on `device`; a validation error says they do not
+/// build there.
+fn build_pipelines(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Result<Pipelines> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("clip_select.wgsl"),
+        source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+    });
+    let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("clip_select"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: wgpu::BufferSize::new(super::layout::PARAMS_SIZE),
+                },
+                count: None,
+            },
+            storage(1, true),
+            storage(2, true),
+            storage(3, true),
+            storage(4, false),
+            storage(5, false),
+            storage(6, false),
+            storage(7, false),
+            storage(8, false),
+        ],
+    });
+    let size_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("evaluation size"),
+        entries: &[storage(0, false)],
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("clip_select"),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    // Only the sizing pass sees the indirect buffer as storage: the evaluation reads it as its dispatch
+    // size, and one dispatch may not use a buffer both ways.
+    let size_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("evaluation size"),
+        bind_group_layouts: &[Some(&layout), Some(&size_layout)],
+        immediate_size: 0,
+    });
+    let pipeline = |entry: &str| {
+        let layout = if entry == "size_evaluation" {
+            &size_pipeline_layout
+        } else {
+            &pipeline_layout
+        };
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: Some(layout),
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
+    let outcodes = pipeline("vertex_outcodes");
+    let select = pipeline("select_triangles");
+    let size = pipeline("size_evaluation");
+    let evaluate = pipeline("evaluate_candidates");
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(unavailable(format!(
+            "the clip-select shaders do not build on {}: {e}",
+            info.name
+        )));
+    }
+    Ok(Pipelines {
+        layout,
+        size_layout,
+        outcodes,
+        select,
+        size,
+        evaluate,
+    })
 }

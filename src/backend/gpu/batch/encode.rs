@@ -1,0 +1,368 @@
+//! Encoding and submitting a batch: lock its meshes, plan one dispatch pair per run of queries on a mesh,
+//! size the buffers, bind them and record the passes and the read-back copies.
+
+use super::{BindKey, Dispatch, GpuScratch, InFlight, WORKGROUP, counters_size, map_for_reading};
+use crate::backend::PreparedQuery;
+use crate::backend::gpu::GpuBackend;
+use crate::backend::gpu::device::{Gpu, lost};
+use crate::backend::gpu::layout::{
+    CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuParams, GpuQuery, HIT_SIZE, PARAMS_SIZE,
+};
+use crate::error::{Error, ErrorKind, Result};
+use crate::mesh::{Mesh, MeshId};
+use crate::mesh_store::MeshTable;
+use parking_lot::RwLockReadGuard;
+
+/// One dispatch's mesh buffers: positions, indices and the vertex count.
+type MeshBuffers = (wgpu::Buffer, wgpu::Buffer, u32);
+
+/// What one submission copies back: the counters' bytes, then as many hit records and feedback vertices as
+/// the last batches suggest.
+struct ReadBack {
+    counters_size: u64,
+    read_hits: u32,
+    read_feedback: u32,
+    hits_bytes: u64,
+    feedback_bytes: u64,
+    len: u64,
+}
+
+impl GpuScratch {
+    /// Encodes and submits the batch. With `same_versions`, refuses (with [`ErrorKind::ResultsOverflow`]) if a
+    /// mesh changed since the first submission: a re-run must answer for the meshes the caller submitted.
+    pub fn submit(
+        &mut self,
+        backend: &GpuBackend,
+        meshes: &MeshTable<'_>,
+        queries: &[PreparedQuery],
+        same_versions: bool,
+    ) -> Result<()> {
+        let gpu = self.gpu.clone();
+        gpu.check()?;
+        debug_assert!(self.in_flight.is_none());
+        let guards = self.lock_meshes(meshes, queries, same_versions)?;
+        let mesh_buffers = self.plan_dispatches(&gpu, backend, queries, &guards)?;
+        let outcode_words = self.write_params(&gpu, &mesh_buffers);
+        let read = self.ensure_buffers(&gpu, outcode_words)?;
+        self.refresh_bind_groups(&gpu, &mesh_buffers);
+        let submission = self.encode(&gpu, &read);
+        drop(guards);
+        let mapped = map_for_reading(self.readback.get(), read.len);
+        self.in_flight = Some(InFlight {
+            submission,
+            mapped,
+            read_hits: read.read_hits,
+            read_feedback: read.read_feedback,
+            counters_size: read.counters_size,
+        });
+        Ok(())
+    }
+
+    /// Locks the batch's meshes in slot order: every batch locks in the same order, so two batches and the
+    /// writers they wait for can never wait on each other in a cycle. Records their versions, or with
+    /// `same_versions` checks them against those recorded.
+    fn lock_meshes<'m>(
+        &mut self,
+        meshes: &'m MeshTable<'_>,
+        queries: &[PreparedQuery],
+        same_versions: bool,
+    ) -> Result<Vec<(MeshId, RwLockReadGuard<'m, Mesh>)>> {
+        self.order.clear();
+        self.order.extend(0..queries.len() as u32);
+        self.order.sort_by_key(|&i| queries[i as usize].slot);
+        let mut guards: Vec<(MeshId, RwLockReadGuard<'_, Mesh>)> = Vec::new();
+        for &i in &self.order {
+            let id = queries[i as usize].mesh;
+            if guards.last().is_none_or(|(last, _)| *last != id) {
+                let mesh = meshes.get(id).map_err(|e| {
+                    Error::new(
+                        e.kind,
+                        format!(
+                            "a mesh of the batch is gone before its re-run: {}",
+                            e.message
+                        ),
+                    )
+                })?;
+                guards.push((id, mesh.read()));
+            }
+        }
+        if same_versions {
+            let changed = guards
+                .iter()
+                .zip(&self.versions)
+                .any(|((id, m), (was, version))| id != was || m.version() != *version);
+            if changed {
+                return Err(Error::new(
+                    ErrorKind::ResultsOverflow,
+                    format!(
+                        "the batch found more hits than its buffers held ({} hits, {} feedback vertices) and a \
+                         mesh changed before it could be re-run; the buffers have grown: submit again",
+                        self.hit_capacity, self.feedback_capacity
+                    ),
+                ));
+            }
+        } else {
+            self.versions.clear();
+            self.versions
+                .extend(guards.iter().map(|(id, m)| (*id, m.version())));
+        }
+        Ok(guards)
+    }
+
+    /// The queries in dispatch order, and the dispatches: one per run of queries on a mesh whose outcodes fit
+    /// one binding, with each mesh's device buffers (refreshed if an upload failed).
+    fn plan_dispatches(
+        &mut self,
+        gpu: &Gpu,
+        backend: &GpuBackend,
+        queries: &[PreparedQuery],
+        guards: &[(MeshId, RwLockReadGuard<'_, Mesh>)],
+    ) -> Result<Vec<MeshBuffers>> {
+        self.host_queries.clear();
+        self.host_queries.extend(
+            self.order
+                .iter()
+                .map(|&i| GpuQuery::new(&queries[i as usize].volume, i)),
+        );
+        self.dispatches.clear();
+        let mut mesh_buffers = Vec::with_capacity(guards.len());
+        let max_y = gpu.device.limits().max_compute_workgroups_per_dimension;
+        let mut start = 0usize;
+        let mut table = backend.meshes.lock();
+        for (id, mesh) in guards {
+            let count = self.order[start..]
+                .iter()
+                .take_while(|&&i| queries[i as usize].mesh == *id)
+                .count();
+            let slot = (id.index1 - 1) as usize;
+            let device_mesh = table
+                .get_mut(slot)
+                .and_then(Option::as_mut)
+                .filter(|m| m.generation == id.generation)
+                .ok_or_else(|| lost("a mesh has no copy on the GPU"))?;
+            device_mesh.refresh(gpu, mesh)?;
+            let words = device_mesh.vertex_count.div_ceil(4).max(1);
+            // Each dispatch's outcodes must fit one binding.
+            let per_dispatch =
+                (gpu.max_binding / (u64::from(words) * 4)).clamp(1, u64::from(max_y)) as usize;
+            if device_mesh.triangle_count > 0 {
+                let mut first = start;
+                while first < start + count {
+                    let n = (start + count - first).min(per_dispatch);
+                    self.dispatches.push(Dispatch {
+                        first_query: first as u32,
+                        query_count: n as u32,
+                        words_per_query: words,
+                        triangle_count: device_mesh.triangle_count,
+                    });
+                    mesh_buffers.push((
+                        device_mesh.positions.clone(),
+                        device_mesh.indices.clone(),
+                        device_mesh.vertex_count,
+                    ));
+                    first += n;
+                }
+            }
+            start += count;
+        }
+        Ok(mesh_buffers)
+    }
+
+    /// Writes each dispatch's parameters at its dynamic offset; returns the most outcode words a dispatch
+    /// needs.
+    fn write_params(&mut self, gpu: &Gpu, mesh_buffers: &[MeshBuffers]) -> u64 {
+        let stride = gpu.params_stride;
+        self.host_params.clear();
+        self.host_params
+            .resize(self.dispatches.len().max(1) * stride as usize, 0);
+        for (k, (d, (_, _, vertex_count))) in self.dispatches.iter().zip(mesh_buffers).enumerate() {
+            let p = GpuParams {
+                vertex_count: *vertex_count,
+                triangle_count: d.triangle_count,
+                first_query: d.first_query,
+                words_per_query: d.words_per_query,
+                hit_capacity: self.hit_capacity,
+                feedback_capacity: self.feedback_capacity,
+                dispatch_index: k as u32,
+                candidate_capacity: self.candidate_capacity,
+            };
+            let at = k * stride as usize;
+            self.host_params[at..at + size_of::<GpuParams>()]
+                .copy_from_slice(bytemuck::bytes_of(&p));
+        }
+        self.dispatches
+            .iter()
+            .map(|d| u64::from(d.words_per_query) * u64::from(d.query_count))
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// Grows the buffers to the batch (dropping the cached bind groups if one was replaced); returns what the
+    /// read-back will hold.
+    fn ensure_buffers(&mut self, gpu: &Gpu, outcode_words: u64) -> Result<ReadBack> {
+        let query_bytes = (self.host_queries.len().max(1) * size_of::<GpuQuery>()) as u64;
+        let mut replaced = self.queries.ensure(gpu, query_bytes)?;
+        replaced |= self.params.ensure(gpu, self.host_params.len() as u64)?;
+        replaced |= self.outcodes.ensure(gpu, outcode_words * 4)?;
+        let counters_size = counters_size(self.dispatches.len());
+        replaced |= self.counters.ensure(gpu, counters_size)?;
+        replaced |= self
+            .candidates
+            .ensure(gpu, u64::from(self.candidate_capacity) * CANDIDATE_SIZE)?;
+        if self
+            .evaluation_size
+            .ensure(gpu, self.dispatches.len() as u64 * 12)?
+        {
+            self.size_group = None;
+        }
+        if self.size_group.is_none() {
+            self.size_group = Some(gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("evaluation size"),
+                layout: &gpu.size_layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: self.evaluation_size.get().as_entire_binding(),
+                }],
+            }));
+        }
+        replaced |= self
+            .hits
+            .ensure(gpu, u64::from(self.hit_capacity) * HIT_SIZE)?;
+        replaced |= self.feedback.ensure(
+            gpu,
+            u64::from(self.feedback_capacity) * FEEDBACK_VERTEX_SIZE,
+        )?;
+        if replaced {
+            self.bind_groups.clear();
+        }
+        let read_hits = self.expected_hits.min(self.hit_capacity);
+        let read_feedback = self.expected_feedback.min(self.feedback_capacity);
+        let hits_bytes = u64::from(read_hits) * HIT_SIZE;
+        let feedback_bytes = u64::from(read_feedback) * FEEDBACK_VERTEX_SIZE;
+        let len = counters_size + hits_bytes + feedback_bytes;
+        self.readback.ensure(gpu, len)?;
+        Ok(ReadBack {
+            counters_size,
+            read_hits,
+            read_feedback,
+            hits_bytes,
+            feedback_bytes,
+            len,
+        })
+    }
+
+    /// Each dispatch's bind group: the last batch's for the same mesh buffers and outcode range, else a new
+    /// one; only this batch's are kept.
+    fn refresh_bind_groups(&mut self, gpu: &Gpu, mesh_buffers: &[MeshBuffers]) {
+        fn buffer(
+            binding: u32,
+            buffer: &wgpu::Buffer,
+            size: Option<u64>,
+        ) -> wgpu::BindGroupEntry<'_> {
+            wgpu::BindGroupEntry {
+                binding,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: 0,
+                    size: size.and_then(wgpu::BufferSize::new),
+                }),
+            }
+        }
+        self.fresh_bind_groups.clear();
+        for (d, (positions, indices, _)) in self.dispatches.iter().zip(mesh_buffers) {
+            let outcode_bytes =
+                (u64::from(d.words_per_query) * u64::from(d.query_count) * 4).next_multiple_of(16);
+            let key: BindKey = (positions.clone(), indices.clone(), outcode_bytes);
+            let group = match self.bind_groups.iter().position(|(k, _)| *k == key) {
+                Some(i) => self.bind_groups.swap_remove(i).1,
+                None => gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("clip_select"),
+                    layout: &gpu.layout,
+                    entries: &[
+                        buffer(0, self.params.get(), Some(PARAMS_SIZE)),
+                        buffer(1, self.queries.get(), None),
+                        buffer(2, positions, None),
+                        buffer(3, indices, None),
+                        buffer(4, self.outcodes.get(), Some(outcode_bytes)),
+                        buffer(5, self.counters.get(), None),
+                        buffer(6, self.hits.get(), None),
+                        buffer(7, self.feedback.get(), None),
+                        buffer(8, self.candidates.get(), None),
+                    ],
+                }),
+            };
+            self.fresh_bind_groups.push((key, group));
+        }
+        std::mem::swap(&mut self.bind_groups, &mut self.fresh_bind_groups);
+        self.fresh_bind_groups.clear();
+    }
+
+    /// Uploads the queries and parameters, records every dispatch's four passes and the read-back copies, and
+    /// submits them.
+    fn encode(&mut self, gpu: &Gpu, read: &ReadBack) -> wgpu::SubmissionIndex {
+        let stride = gpu.params_stride;
+        gpu.queue.write_buffer(
+            self.queries.get(),
+            0,
+            bytemuck::cast_slice(&self.host_queries),
+        );
+        gpu.queue
+            .write_buffer(self.params.get(), 0, &self.host_params);
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("clip_select batch"),
+            });
+        encoder.clear_buffer(self.counters.get(), 0, None);
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("clip_select"),
+                timestamp_writes: None,
+            });
+            // All passes loop over their items, so a capped number of workgroups covers any mesh.
+            let most = gpu.max_workgroups;
+            let size_group = self.size_group.as_ref().expect("made above");
+            for (k, (d, (_, group))) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
+                pass.set_bind_group(0, group, &[(k as u64 * stride) as u32]);
+                pass.set_pipeline(&gpu.outcodes);
+                pass.dispatch_workgroups(
+                    d.words_per_query.div_ceil(WORKGROUP).min(most),
+                    d.query_count,
+                    1,
+                );
+                pass.set_pipeline(&gpu.select);
+                pass.dispatch_workgroups(
+                    d.triangle_count.div_ceil(WORKGROUP).min(most),
+                    d.query_count,
+                    1,
+                );
+                pass.set_pipeline(&gpu.size);
+                pass.set_bind_group(1, size_group, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&gpu.evaluate);
+                pass.dispatch_workgroups_indirect(self.evaluation_size.get(), k as u64 * 12);
+            }
+        }
+        let readback = self.readback.get();
+        let ReadBack {
+            counters_size,
+            hits_bytes,
+            feedback_bytes,
+            ..
+        } = *read;
+        encoder.copy_buffer_to_buffer(self.counters.get(), 0, readback, 0, counters_size);
+        if hits_bytes > 0 {
+            encoder.copy_buffer_to_buffer(self.hits.get(), 0, readback, counters_size, hits_bytes);
+        }
+        if feedback_bytes > 0 {
+            encoder.copy_buffer_to_buffer(
+                self.feedback.get(),
+                0,
+                readback,
+                counters_size + hits_bytes,
+                feedback_bytes,
+            );
+        }
+        gpu.queue.submit([encoder.finish()])
+    }
+}
