@@ -1,18 +1,18 @@
 //! What an update reads and writes, and an update's first two phases: the dynamic points and the end points
 //! the segments need (the third, contacts and strips, is in [`super::strips`]).
 
-use super::super::Positions;
-use super::super::adjacency::NONE;
-use super::super::contact::{Contact, EndPoint, apart_outside, triangle_contact};
-use super::super::dynamic_point::{
-    Found, Probe, WalkCounters, closest_of, evaluate, nearest_vertex_starts, walk,
-};
-use super::super::mirror::ReadCost;
-use super::super::seeds::Seeds;
-use super::super::strip::{StripCache, Visited};
-use super::super::view::{HapticView, Topology};
 use super::{START_WALK_STEPS, TrackerDef, TrackerStats, WALK_STEPS};
 use crate::geometry::Tool;
+use crate::haptic::Positions;
+use crate::haptic::adjacency::NONE;
+use crate::haptic::contact::{Contact, EndPoint, apart_outside, triangle_contact};
+use crate::haptic::dynamic_point::{
+    Found, Probe, WalkCounters, closest_of, evaluate, nearest_vertex_starts, walk,
+};
+use crate::haptic::mirror::ReadCost;
+use crate::haptic::seeds::Seeds;
+use crate::haptic::strip::{StripCache, Visited};
+use crate::haptic::view::{HapticView, Topology};
 use glam::Vec3;
 use std::sync::Arc;
 

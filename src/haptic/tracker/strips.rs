@@ -1,16 +1,16 @@
 //! An update's third phase: each segment's contact and, in contact, its closest strip (kept from the last
 //! update while it holds, else built again), moving the dynamic point to a strip triangle closer than its own.
 
-use super::super::Positions;
-use super::super::contact::{Contact, EndPoint, apart_outside, segment_contact};
-use super::super::dynamic_point::{
-    Found, Probe, SeparatingPlane, WalkCounters, evaluate, prepare, walk,
-};
-use super::super::strip::{self, Checked, Target};
-use super::super::view::Topology;
 use super::state::{Line, State, Tally};
 use super::{STRIP_BUILD_REACH, STRIP_MOVE_SLACK, STRIP_REACH, TrackerDef, WALK_STEPS};
 use crate::geometry::Closest;
+use crate::haptic::Positions;
+use crate::haptic::contact::{Contact, EndPoint, apart_outside, segment_contact};
+use crate::haptic::dynamic_point::{
+    Found, Probe, SeparatingPlane, WalkCounters, evaluate, prepare, walk,
+};
+use crate::haptic::strip::{self, Checked, Target};
+use crate::haptic::view::Topology;
 use glam::Vec3;
 
 /// One segment's answer as the strip work moves it, and what that work reads about it.
