@@ -4,7 +4,8 @@ use crate::backend::{Backend, CpuBackend, GpuBackend, MeshChange, PreparedQuery,
 use crate::error::{Error, ErrorKind, Result};
 use crate::geometry::{Tool, VolumeKind};
 use crate::haptic::{Tracker, TrackerDef};
-use crate::mesh::{Mesh, MeshId};
+use crate::mesh::Mesh;
+use crate::mesh_id::MeshId;
 use crate::mesh_store::MeshStore;
 use crate::query::Query;
 use crate::results::Results;

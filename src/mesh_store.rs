@@ -1,7 +1,8 @@
 //! The context's meshes, behind generational ids that are never reused.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::mesh::{Mesh, MeshId};
+use crate::mesh::Mesh;
+use crate::mesh_id::MeshId;
 use parking_lot::{RwLock, RwLockReadGuard};
 
 /// One slot: its current generation and the mesh living there, if any.

@@ -1,9 +1,10 @@
-//! What a caller asks (a [`Query`]) and what one contact looks like (a [`Hit`]).
+//! What a caller asks (a [`Query`]), what one contact looks like (a [`Hit`]) and one query's answer (a
+//! [`QueryOutput`]): what the backends write and the results hold.
 
 use crate::error::Result;
 use crate::geometry::tool::validate_new_tip;
 use crate::geometry::{Tool, ToolVolume, VolumeKind};
-use crate::mesh::MeshId;
+use crate::mesh_id::MeshId;
 use glam::Vec3;
 
 /// One tool against one mesh, at rest or moving its tip to `new_tip` over the step.
@@ -61,4 +62,29 @@ pub struct Hit {
     pub feedback_first: u32,
     /// Vertex count of the feedback polygon (0 if the contact is only a touch at the volume's boundary).
     pub feedback_count: u32,
+}
+
+/// The output of one query: its hits, sorted by triangle, and the feedback polygons they point into.
+#[derive(Clone, Debug, Default)]
+pub struct QueryOutput {
+    pub(crate) hits: Vec<Hit>,
+    pub(crate) feedback: Vec<[f32; 3]>,
+}
+
+impl QueryOutput {
+    /// Empties the output, keeping its capacity.
+    pub(crate) fn clear(&mut self) {
+        self.hits.clear();
+        self.feedback.clear();
+    }
+
+    /// The hits, sorted by triangle index.
+    pub fn hits(&self) -> &[Hit] {
+        &self.hits
+    }
+
+    /// All feedback polygons' vertices, back to back; each hit names its range.
+    pub fn feedback(&self) -> &[[f32; 3]] {
+        &self.feedback
+    }
 }

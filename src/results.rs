@@ -1,32 +1,7 @@
 //! Query results, reused across steps so that a warmed-up query allocates nothing.
 
 use crate::error::{Error, Result};
-use crate::query::Hit;
-
-/// The output of one query: its hits, sorted by triangle, and the feedback polygons they point into.
-#[derive(Clone, Debug, Default)]
-pub struct QueryOutput {
-    pub(crate) hits: Vec<Hit>,
-    pub(crate) feedback: Vec<[f32; 3]>,
-}
-
-impl QueryOutput {
-    /// Empties the output, keeping its capacity.
-    pub(crate) fn clear(&mut self) {
-        self.hits.clear();
-        self.feedback.clear();
-    }
-
-    /// The hits, sorted by triangle index.
-    pub fn hits(&self) -> &[Hit] {
-        &self.hits
-    }
-
-    /// All feedback polygons' vertices, back to back; each hit names its range.
-    pub fn feedback(&self) -> &[[f32; 3]] {
-        &self.feedback
-    }
-}
+use crate::query::{Hit, QueryOutput};
 
 /// Results of the last query or batch run with it. Views stay valid until it is queried again or dropped.
 pub struct Results {

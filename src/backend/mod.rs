@@ -8,9 +8,10 @@ pub mod gpu;
 
 use crate::error::Result;
 use crate::geometry::ToolVolume;
-use crate::mesh::{Mesh, MeshId};
+use crate::mesh::Mesh;
+use crate::mesh_id::MeshId;
 use crate::mesh_store::MeshTable;
-use crate::results::QueryOutput;
+use crate::query::QueryOutput;
 
 pub use cpu::CpuBackend;
 pub use gpu::GpuBackend;

@@ -5,8 +5,9 @@ use super::context::TrocarContext;
 use super::pointers::{Handle, check_out, destroy, hand_out, live, live_mut, write};
 use super::status::TrocarStatus;
 use crate::error::{Error, ErrorKind, Result};
+use crate::query::QueryOutput;
 use crate::query::{Hit, Query};
-use crate::results::{QueryOutput, Results};
+use crate::results::Results;
 
 /// The hits and feedback polygons of the last query or batch run with it; reused across steps. Opaque.
 pub struct TrocarResults {

@@ -3,7 +3,7 @@
 use crate::backend::BackendKind;
 use crate::error::{Error, Result};
 use crate::geometry::{Tool, VolumeKind};
-use crate::mesh::MeshId;
+use crate::mesh_id::MeshId;
 use crate::query::Query;
 use glam::Vec3;
 

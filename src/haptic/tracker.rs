@@ -34,7 +34,7 @@ use super::view::HapticView;
 use crate::error::{Error, ErrorKind, Result};
 use crate::geometry::Tool;
 use crate::geometry::tool_volume::SweptShape;
-use crate::mesh::MeshId;
+use crate::mesh_id::MeshId;
 use crate::results::Results;
 use parking_lot::{MappedMutexGuard, Mutex, MutexGuard};
 use state::State;

@@ -12,7 +12,7 @@ use super::{Backend, BackendKind, BackendScratch, PreparedQuery, Submission};
 use crate::error::{Error, Result};
 use crate::mesh::Mesh;
 use crate::mesh_store::MeshTable;
-use crate::results::QueryOutput;
+use crate::query::QueryOutput;
 use rayon::prelude::*;
 
 /// Meshes with fewer triangles than this are answered on the calling thread: below it the fork-join and the

@@ -5,7 +5,7 @@ use crate::geometry::time_of_impact::time_of_impact_prepared;
 use crate::geometry::{FeedbackPolygon, SweptShape, ToolVolume, VolumeKind};
 use crate::mesh::Mesh;
 use crate::query::Hit;
-use crate::results::QueryOutput;
+use crate::query::QueryOutput;
 use glam::Vec3;
 
 /// Tests `triangles` (whose first index in the mesh is `base`) and appends the hits to `out`.

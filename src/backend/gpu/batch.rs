@@ -9,7 +9,7 @@ use super::device::{Gpu, lost};
 use super::layout::{FEEDBACK_VERTEX_SIZE, GpuHit, GpuQuery, HIT_SIZE};
 use super::mesh_buffers::create_buffer;
 use crate::error::Result;
-use crate::mesh::MeshId;
+use crate::mesh_id::MeshId;
 use assemble::Sorting;
 use parking_lot::Mutex;
 use std::sync::Arc;

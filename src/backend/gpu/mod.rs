@@ -15,9 +15,10 @@ pub use batch::GpuScratch;
 
 use super::{Backend, BackendKind, BackendScratch, MeshChange, PreparedQuery, Submission};
 use crate::error::Result;
-use crate::mesh::{Mesh, MeshId};
+use crate::mesh::Mesh;
+use crate::mesh_id::MeshId;
 use crate::mesh_store::MeshTable;
-use crate::results::QueryOutput;
+use crate::query::QueryOutput;
 use device::Gpu;
 use mesh_buffers::GpuMesh;
 use parking_lot::Mutex;

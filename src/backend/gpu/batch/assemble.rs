@@ -3,7 +3,7 @@
 use crate::backend::gpu::device::lost;
 use crate::backend::gpu::layout::GpuHit;
 use crate::error::Result;
-use crate::results::QueryOutput;
+use crate::query::QueryOutput;
 use rayon::iter::{ParallelBridge, ParallelIterator};
 
 /// Scratch of [`assemble`], kept between batches.

@@ -9,7 +9,8 @@ use crate::backend::gpu::layout::{
     CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuParams, GpuQuery, HIT_SIZE, PARAMS_SIZE,
 };
 use crate::error::{Error, ErrorKind, Result};
-use crate::mesh::{Mesh, MeshId};
+use crate::mesh::Mesh;
+use crate::mesh_id::MeshId;
 use crate::mesh_store::MeshTable;
 use parking_lot::RwLockReadGuard;
 

@@ -9,7 +9,7 @@ use crate::backend::gpu::device::lost;
 use crate::backend::gpu::layout::{CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuHit, HIT_SIZE};
 use crate::error::{Error, ErrorKind, Result};
 use crate::mesh_store::MeshTable;
-use crate::results::QueryOutput;
+use crate::query::QueryOutput;
 
 impl GpuScratch {
     /// Blocks until the in-flight read-back is mapped; a failure means the device is gone.
