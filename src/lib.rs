@@ -60,6 +60,7 @@ pub mod mesh_motion;
 pub mod mesh_store;
 pub mod obj;
 pub mod query;
+mod quiet_panics;
 pub mod results;
 
 pub use context::{BackendKind, Context, ContextDef};

@@ -36,7 +36,7 @@ pub(crate) fn worker_pool(
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(move |i| format!("{name}-{i}"))
-        .start_handler(|_| crate::ffi::boundary::quiet_worker_thread())
+        .start_handler(|_| crate::quiet_panics::quiet_worker_thread())
         .build()
         .map(Some)
 }

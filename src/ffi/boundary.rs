@@ -2,6 +2,7 @@
 
 use super::status::{TROCAR_ERROR_PANIC, TROCAR_OK, TrocarStatus, status_of};
 use crate::error::Result;
+use crate::quiet_panics::INSIDE;
 use std::cell::{Cell, RefCell};
 use std::ffi::c_char;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -9,9 +10,6 @@ use std::sync::Once;
 
 thread_local! {
     static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
-    /// How many [`catch`] calls this thread is inside: a panic raised meanwhile is caught and reported by status
-    /// and message, so the panic hook stays silent for it.
-    static INSIDE: Cell<u32> = const { Cell::new(0) };
     /// Where the last panic caught by [`catch`] on this thread was raised, recorded by the hook.
     static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
 }
@@ -38,12 +36,6 @@ fn install_quiet_hook() {
             }
         }));
     });
-}
-
-/// Makes the hook silent for panics on this thread for good: for trocar's own worker threads, whose panics rayon
-/// raises again on the thread that called into trocar (caught and reported there by [`catch`] in a C call).
-pub(crate) fn quiet_worker_thread() {
-    INSIDE.with(|d| d.set(d.get() + 1));
 }
 
 /// Marks this thread as inside [`catch`] for as long as it lives (unwinding included).
