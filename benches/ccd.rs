@@ -1,7 +1,7 @@
 //! Continuous collision detection cost.
 //!
 //! `cargo bench --bench ccd` prints two Markdown tables:
-//! - the primitive tests (`trocar::ccd::vertex_face` / `edge_edge`) on every query of the CCD benchmark samples
+//! - the primitive tests (`trocar::ccd_vertex_face` / `ccd_edge_edge`) on every query of the CCD benchmark samples
 //!   (`data/ccd/`), one thread: queries per second, and the false negatives / positives against the
 //!   files' exact ground truth;
 //! - one mesh-against-mesh step (`Context::query_ccd`): the liver against a tool mesh swept through it, and
@@ -17,8 +17,8 @@ mod common;
 use common::{Report, format_time, machine, median_p90, quick_mode, report, seconds};
 use glam::{Vec3, vec3};
 use std::time::Instant;
-use trocar::ccd::{CcdDef, Culling, Impact, edge_edge, vertex_face};
 use trocar::{BackendKind, Context, ContextDef};
+use trocar::{CcdDef, Culling, Impact, ccd_edge_edge as edge_edge, ccd_vertex_face as vertex_face};
 
 #[path = "../tests/common/ccd_data.rs"]
 mod ccd_data;
@@ -191,7 +191,7 @@ fn main() {
         allow_software_gpu: false,
     };
     let (liver_p, liver_t) =
-        trocar::obj::load_obj(common::liver_path()).expect("the liver mesh (data/meshes)");
+        trocar::internals::load_obj(common::liver_path()).expect("the liver mesh (data/meshes)");
     let (lo, hi) = common::bounds(&liver_p);
     let center = (lo + hi) / 2.0;
     let mut scenes = Vec::new();

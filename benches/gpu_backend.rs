@@ -36,7 +36,7 @@ use common::{
 };
 use glam::Vec3;
 use std::time::{Duration, Instant};
-use trocar::geometry::closest::{segment_triangle, triangle_triangle};
+use trocar::internals::geometry::closest::{segment_triangle, triangle_triangle};
 use trocar::{BackendKind, Context, ContextDef, ErrorKind, MeshId, Query, Results, VolumeKind};
 
 /// Distinct poses: the largest batch uses each once.

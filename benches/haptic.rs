@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
-use trocar::geometry::closest::segment_triangle;
+use trocar::internals::geometry::closest::segment_triangle;
 use trocar::{BackendKind, Contact, Context, ContextDef, MeshId, Tool, TrackerDef};
 
 /// Segment counts of the table.

@@ -10,7 +10,7 @@
 #[path = "../tests/common/ccd_data.rs"]
 mod ccd_data;
 use std::time::Instant;
-use trocar::ccd::{edge_edge, vertex_face};
+use trocar::{ccd_edge_edge as edge_edge, ccd_vertex_face as vertex_face};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

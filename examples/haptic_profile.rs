@@ -55,7 +55,7 @@ fn main() {
         "simulation" => (true, true),
         _ => panic!("{usage}"),
     };
-    let (positions, triangles) = trocar::obj::load_obj(common::liver_path()).expect("liver");
+    let (positions, triangles) = trocar::internals::load_obj(common::liver_path()).expect("liver");
     let palpation = Palpation::on(&positions, &triangles, 0.25);
     let (p, t) = if split == 1 {
         (positions, triangles)

@@ -222,7 +222,7 @@ fn run() -> Result<(), String> {
             path.display()
         ));
     }
-    let (base, triangles) = trocar::obj::load_obj(&path).map_err(|e| e.to_string())?;
+    let (base, triangles) = trocar::internals::load_obj(&path).map_err(|e| e.to_string())?;
     if triangles.is_empty() {
         return Err(format!("{} has no triangles", path.display()));
     }

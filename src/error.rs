@@ -2,8 +2,9 @@
 
 use std::fmt;
 
-/// What went wrong, coarse enough to branch on.
+/// What went wrong, coarse enough to branch on. Later versions may add kinds (the C API's statuses likewise).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// A required pointer was NULL.
     NullPointer,

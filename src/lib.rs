@@ -5,9 +5,12 @@
 //! as a camera's viewing volume and "renders" the organ in GL_SELECT/GL_FEEDBACK mode: no precomputation, so a
 //! mesh that deforms or is cut every step costs nothing extra.
 //!
-//! Pipeline: [`geometry`] → [`backend`] (one trait; CPU and GPU) → [`haptic`] (trackers following a tool's
-//! contacts at haptic rate, Maciel & De's dynamic points) and [`ccd`] (continuous collision detection, Meseure
-//! & Chaillou) → [`context`] (meshes, queries, results) → `ffi` (the C ABI: the only `unsafe`).
+//! Pipeline: `geometry` → `backend` (one trait; CPU and GPU) → `haptic` (trackers following a tool's contacts
+//! at haptic rate, Maciel & De's dynamic points) and `ccd` (continuous collision detection, Meseure & Chaillou)
+//! → `context` (meshes, queries, results) → `ffi` (the C ABI: the only `unsafe`). The Rust API is what this
+//! root re-exports: a [`Context`] with its meshes ([`MeshId`]), clip-select queries ([`Query`], [`Results`]),
+//! haptic [`Tracker`]s and continuous collision queries ([`Context::query_ccd`], [`ccd_vertex_face`],
+//! [`ccd_edge_edge`]).
 //!
 //! ```
 //! use trocar::glam::Vec3;
@@ -44,29 +47,49 @@
 //! # }
 //! ```
 
+// The only unsafe code is the C ABI's (`mod ffi`) and the one call creating a Vulkan instance through wgpu-hal
+// (`backend::gpu::device`); everything else is checked by the compiler.
+#![deny(unsafe_code)]
+
 /// The vector type of the Rust API (`glam::Vec3`), re-exported so that callers use the same version.
 pub use glam;
 
-pub mod backend;
-pub mod ccd;
-pub mod context;
-pub mod error;
-pub mod ffi;
-pub mod geometry;
-pub mod haptic;
-pub mod mesh;
-pub mod mesh_id;
-pub mod mesh_motion;
-pub mod mesh_store;
-pub mod obj;
-pub mod query;
+pub(crate) mod backend;
+// ccd/ keeps `never_coplanar` and a `CcdScratch` re-export that nothing outside it uses.
+#[allow(dead_code, unused_imports)]
+pub(crate) mod ccd;
+pub(crate) mod context;
+pub(crate) mod error;
+// The C ABI: raw pointers from C callers, checked at the boundary (src/ffi/pointers.rs).
+#[allow(unsafe_code)]
+pub(crate) mod ffi;
+pub(crate) mod geometry;
+pub(crate) mod haptic;
+pub(crate) mod mesh;
+pub(crate) mod mesh_id;
+pub(crate) mod mesh_motion;
+pub(crate) mod mesh_store;
+pub(crate) mod obj;
+pub(crate) mod query;
 mod quiet_panics;
-pub mod results;
+pub(crate) mod results;
 
+#[doc(hidden)]
+pub mod internals;
+
+pub use ccd::contact::{
+    ContactKind, TROCAR_CCD_EDGE_EDGE, TROCAR_CCD_FACE_VERTEX, TROCAR_CCD_NO_INDEX,
+    TROCAR_CCD_VERTEX_FACE,
+};
+pub use ccd::{
+    CcdContact, CcdDef, CcdResults, CcdStats, Culling, Impact, edge_edge as ccd_edge_edge,
+    vertex_face as ccd_vertex_face,
+};
 pub use context::{BackendKind, Context, ContextDef};
 pub use error::{Error, ErrorKind, Result};
 pub use geometry::{Tool, VolumeKind};
-pub use haptic::{Contact, Tracker, TrackerDef};
+pub use haptic::{Contact, Tracker, TrackerDef, TrackerStats};
+pub use mesh::Mesh;
 pub use mesh_id::MeshId;
-pub use query::{Hit, Query};
+pub use query::{Hit, Query, QueryOutput};
 pub use results::Results;

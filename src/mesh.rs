@@ -28,7 +28,7 @@ pub struct Mesh {
 
 impl Mesh {
     /// Copies and validates `positions` and `triangles` (finite coordinates, indices in range).
-    pub fn new(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> Result<Self> {
+    pub(crate) fn new(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> Result<Self> {
         check_positions(positions, 0)?;
         check_triangles(triangles, positions.len())?;
         let mut mesh = Self::default();
@@ -74,7 +74,7 @@ impl Mesh {
     }
 
     /// Records that a CCD query read this step's motion: the next position update begins a new step.
-    pub fn mark_motion_read(&self) {
+    pub(crate) fn mark_motion_read(&self) {
         self.motion.mark_read();
     }
 
@@ -97,7 +97,7 @@ impl Mesh {
     }
 
     /// Overwrites vertices `first .. first + positions.len()`; nothing changes unless all of it is valid.
-    pub fn update_positions(&mut self, first: usize, positions: &[[f32; 3]]) -> Result<()> {
+    pub(crate) fn update_positions(&mut self, first: usize, positions: &[[f32; 3]]) -> Result<()> {
         let end = first
             .checked_add(positions.len())
             .filter(|&e| e <= self.vertex_count());
@@ -124,7 +124,7 @@ impl Mesh {
     }
 
     /// Replaces the triangles (a topology change such as a cut); vertices are kept.
-    pub fn set_triangles(&mut self, triangles: &[[u32; 3]]) -> Result<()> {
+    pub(crate) fn set_triangles(&mut self, triangles: &[[u32; 3]]) -> Result<()> {
         check_triangles(triangles, self.vertex_count())?;
         let mut fresh = Vec::new();
         reserve(&mut fresh, triangles.len(), "triangles")?;

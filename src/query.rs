@@ -22,7 +22,7 @@ pub struct Query {
 
 impl Query {
     /// Validates the pose and builds the volume the backends clip against.
-    pub fn tool_volume(&self) -> Result<ToolVolume> {
+    pub(crate) fn tool_volume(&self) -> Result<ToolVolume> {
         self.tool.validate()?;
         Ok(match self.new_tip {
             None => ToolVolume::new_static(&self.tool, self.volume),

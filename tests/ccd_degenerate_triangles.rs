@@ -7,22 +7,22 @@
 //! through its point, pass two points through each other, and sweep the segment through a face.
 
 use std::collections::BTreeSet;
-use trocar::ccd::CcdContact;
-use trocar::ccd::contact::{
-    TROCAR_CCD_EDGE_EDGE, TROCAR_CCD_FACE_VERTEX, TROCAR_CCD_NO_INDEX, TROCAR_CCD_VERTEX_FACE,
-};
-use trocar::ffi::ccd::{
+use trocar::CcdContact;
+use trocar::internals::ffi::ccd::{
     TROCAR_CCD_CULLING_ALL_PAIRS, TROCAR_CCD_CULLING_BVH, TROCAR_CCD_CULLING_GRID,
     TROCAR_CCD_CULLING_SORT_AND_SWEEP, TrocarCcdResults, trocar_ccd_edge_edge,
     trocar_ccd_results_contacts, trocar_ccd_results_create, trocar_ccd_results_destroy,
     trocar_ccd_vertex_face, trocar_default_ccd_def, trocar_query_ccd,
 };
-use trocar::ffi::context::{
+use trocar::internals::ffi::context::{
     TrocarContext, trocar_context_create, trocar_context_destroy, trocar_default_context_def,
 };
-use trocar::ffi::mesh::{trocar_mesh_create, trocar_mesh_update_positions};
-use trocar::ffi::status::TROCAR_OK;
-use trocar::ffi::types::{TROCAR_BACKEND_CPU, TrocarMeshId};
+use trocar::internals::ffi::mesh::{trocar_mesh_create, trocar_mesh_update_positions};
+use trocar::internals::ffi::status::TROCAR_OK;
+use trocar::internals::ffi::types::{TROCAR_BACKEND_CPU, TrocarMeshId};
+use trocar::{
+    TROCAR_CCD_EDGE_EDGE, TROCAR_CCD_FACE_VERTEX, TROCAR_CCD_NO_INDEX, TROCAR_CCD_VERTEX_FACE,
+};
 
 /// A mesh over one step: positions at its start and end, and its triangles.
 #[derive(Clone, Debug)]

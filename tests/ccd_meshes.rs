@@ -6,13 +6,13 @@
 mod common;
 
 use glam::{Vec3, vec3};
-use trocar::ccd::broadphase::{
+use trocar::internals::ccd::broadphase::{
     BvhScratch, GridScratch, SweepScratch, all_pairs, bvh_pairs, grid_pairs, sweep_pairs,
 };
-use trocar::ccd::contact::{TROCAR_CCD_EDGE_EDGE, TROCAR_CCD_FACE_VERTEX, TROCAR_CCD_VERTEX_FACE};
-use trocar::ccd::swept_box::{SweptBox, margin};
-use trocar::ccd::{CcdContact, CcdDef, Culling};
+use trocar::internals::ccd::swept_box::{SweptBox, margin};
 use trocar::{BackendKind, Context, ErrorKind, MeshId};
+use trocar::{CcdContact, CcdDef, Culling};
+use trocar::{TROCAR_CCD_EDGE_EDGE, TROCAR_CCD_FACE_VERTEX, TROCAR_CCD_VERTEX_FACE};
 
 #[path = "common/ccd_data.rs"]
 mod ccd_data;
@@ -324,14 +324,14 @@ fn mesh_contacts_are_the_primitive_tests_of_every_pair() {
         q
     };
     let liver_p = &scene.positions;
-    let no = trocar::ccd::contact::TROCAR_CCD_NO_INDEX;
+    let no = trocar::TROCAR_CCD_NO_INDEX;
     for edge_edge in [true, false] {
         let mut want = Vec::new();
         for (v, (p0, p1)) in tp.iter().zip(&tp1).enumerate() {
             for (t, f) in scene.triangles.iter().enumerate() {
                 let fp = f.map(|i| liver_p[i as usize]);
                 let q = query([*p0, fp[0], fp[1], fp[2]], [*p1, fp[0], fp[1], fp[2]]);
-                if let Some(hit) = trocar::ccd::vertex_face(&q, 0.0) {
+                if let Some(hit) = trocar::ccd_vertex_face(&q, 0.0) {
                     want.push((
                         TROCAR_CCD_VERTEX_FACE,
                         [v as u32, no],
@@ -352,7 +352,7 @@ fn mesh_contacts_are_the_primitive_tests_of_every_pair() {
                         tp1[f[2] as usize],
                     ],
                 );
-                if let Some(hit) = trocar::ccd::vertex_face(&q, 0.0) {
+                if let Some(hit) = trocar::ccd_vertex_face(&q, 0.0) {
                     want.push((
                         TROCAR_CCD_FACE_VERTEX,
                         [t as u32, no],
@@ -368,7 +368,7 @@ fn mesh_contacts_are_the_primitive_tests_of_every_pair() {
                     let (a, b) = (ea.map(|i| i as usize), eb.map(|i| i as usize));
                     let (l0, l1) = (liver_p[b[0]], liver_p[b[1]]);
                     let q = query([tp[a[0]], tp[a[1]], l0, l1], [tp1[a[0]], tp1[a[1]], l0, l1]);
-                    if let Some(hit) = trocar::ccd::edge_edge(&q, 0.0) {
+                    if let Some(hit) = trocar::ccd_edge_edge(&q, 0.0) {
                         want.push((TROCAR_CCD_EDGE_EDGE, ea, eb, hit.time));
                     }
                 }

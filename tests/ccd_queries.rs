@@ -4,7 +4,7 @@
 //! cannot settle within its first cells is decided exactly (`src/ccd/algebraic.rs`), and those decisions
 //! agree with the ground truth, although it was computed on the rationals that the files' doubles round.
 
-use trocar::ccd::{Impact, edge_edge, vertex_face};
+use trocar::{Impact, ccd_edge_edge as edge_edge, ccd_vertex_face as vertex_face};
 
 #[path = "common/ccd_data.rs"]
 mod ccd_data;

@@ -13,7 +13,7 @@ mod ccd_data;
 mod common;
 
 use glam::DVec3;
-use trocar::ccd::{Impact, edge_edge, vertex_face};
+use trocar::{Impact, ccd_edge_edge as edge_edge, ccd_vertex_face as vertex_face};
 
 type V = [f64; 3];
 /// A primitive test of the library.

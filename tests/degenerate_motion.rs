@@ -7,7 +7,7 @@ mod common;
 use common::agreement::check_query;
 use glam::Vec3;
 use std::collections::BTreeSet;
-use trocar::geometry::ToolVolume;
+use trocar::internals::geometry::ToolVolume;
 use trocar::{BackendKind, Tool, VolumeKind};
 
 fn hit_set(r: &trocar::Results) -> BTreeSet<u32> {

@@ -10,19 +10,21 @@ use common::reference as exact;
 use common::{Rng, d3};
 use std::ptr;
 use trocar::Hit;
-use trocar::ffi::context::{
+use trocar::internals::ffi::context::{
     TrocarContext, trocar_context_create, trocar_context_destroy, trocar_default_context_def,
 };
-use trocar::ffi::mesh::trocar_mesh_create;
-use trocar::ffi::query::{trocar_default_query, trocar_query_batch, trocar_query_dynamic};
-use trocar::ffi::results::{
+use trocar::internals::ffi::mesh::trocar_mesh_create;
+use trocar::internals::ffi::query::{
+    trocar_default_query, trocar_query_batch, trocar_query_dynamic,
+};
+use trocar::internals::ffi::results::{
     TrocarResults, trocar_results_create, trocar_results_destroy, trocar_results_hits,
 };
-use trocar::ffi::status::TROCAR_OK;
-use trocar::ffi::types::{
+use trocar::internals::ffi::status::TROCAR_OK;
+use trocar::internals::ffi::types::{
     TROCAR_BACKEND_CPU, TROCAR_VOLUME_CAPSULE, TrocarMeshId, TrocarQuery, TrocarTool,
 };
-use trocar::geometry::time_of_impact::{CONTACT_TOLERANCE, ROUNDING};
+use trocar::internals::geometry::time_of_impact::{CONTACT_TOLERANCE, ROUNDING};
 
 /// A CPU context with one mesh and a results object, destroyed on drop.
 struct Scene {

@@ -4,16 +4,20 @@
 //! created before it is known.
 
 use std::ptr::null_mut;
-use trocar::ffi::context::{
+use trocar::internals::ffi::context::{
     TrocarContext, trocar_context_create, trocar_context_destroy, trocar_default_context_def,
 };
-use trocar::ffi::mesh::{
+use trocar::internals::ffi::mesh::{
     trocar_mesh_create, trocar_mesh_read_positions, trocar_mesh_update_positions,
 };
-use trocar::ffi::query::trocar_query_static;
-use trocar::ffi::results::{TrocarResults, trocar_results_create, trocar_results_destroy};
-use trocar::ffi::status::{TROCAR_ERROR_INVALID_ARGUMENT, TROCAR_OK};
-use trocar::ffi::types::{TROCAR_BACKEND_CPU, TROCAR_VOLUME_CAPSULE, TrocarMeshId, TrocarTool};
+use trocar::internals::ffi::query::trocar_query_static;
+use trocar::internals::ffi::results::{
+    TrocarResults, trocar_results_create, trocar_results_destroy,
+};
+use trocar::internals::ffi::status::{TROCAR_ERROR_INVALID_ARGUMENT, TROCAR_OK};
+use trocar::internals::ffi::types::{
+    TROCAR_BACKEND_CPU, TROCAR_VOLUME_CAPSULE, TrocarMeshId, TrocarTool,
+};
 
 const POSITIONS: [f32; 12] = [
     -1.0, -1.0, 0.0, 1.0, -1.0, 0.0, 1.0, 1.0, 0.0, -1.0, 1.0, 0.0,

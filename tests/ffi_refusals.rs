@@ -5,34 +5,34 @@
 //!   count, hits, feedback, contacts), and a tracker reseeds from them as before.
 
 use std::ptr::{null, null_mut};
-use trocar::ffi::ccd::{
+use trocar::internals::ffi::ccd::{
     TrocarCcdResults, trocar_ccd_edge_edge, trocar_ccd_results_contacts, trocar_ccd_results_create,
     trocar_ccd_results_destroy, trocar_ccd_vertex_face, trocar_default_ccd_def, trocar_query_ccd,
 };
-use trocar::ffi::context::{
+use trocar::internals::ffi::context::{
     TrocarContext, trocar_context_create, trocar_context_destroy, trocar_default_context_def,
 };
-use trocar::ffi::mesh::{
+use trocar::internals::ffi::mesh::{
     trocar_mesh_counts, trocar_mesh_create, trocar_mesh_destroy, trocar_mesh_read_positions,
     trocar_mesh_update_positions,
 };
-use trocar::ffi::query::{
+use trocar::internals::ffi::query::{
     trocar_default_query, trocar_query_batch, trocar_query_dynamic, trocar_query_static,
     trocar_query_submit,
 };
-use trocar::ffi::results::{
+use trocar::internals::ffi::results::{
     TrocarResults, trocar_results_create, trocar_results_destroy, trocar_results_feedback,
     trocar_results_hits, trocar_results_is_pending, trocar_results_query_count,
     trocar_results_wait,
 };
-use trocar::ffi::status::{
+use trocar::internals::ffi::status::{
     TROCAR_ERROR_INVALID_ARGUMENT, TROCAR_ERROR_STALE_HANDLE, TROCAR_OK, TrocarStatus,
 };
-use trocar::ffi::tracker::{
+use trocar::internals::ffi::tracker::{
     TrocarTracker, trocar_default_tracker_def, trocar_tracker_create, trocar_tracker_destroy,
     trocar_tracker_reseed, trocar_tracker_strip, trocar_tracker_update,
 };
-use trocar::ffi::types::{
+use trocar::internals::ffi::types::{
     TROCAR_BACKEND_CPU, TROCAR_VOLUME_CAPSULE, TrocarMeshId, TrocarQuery, TrocarTool,
 };
 use trocar::{Contact, Hit};
@@ -454,7 +454,7 @@ fn a_refused_query_leaves_the_results_and_reseed_as_they_were() {
     }
 }
 
-fn ccd_contacts(r: *const TrocarCcdResults) -> Vec<trocar::ccd::CcdContact> {
+fn ccd_contacts(r: *const TrocarCcdResults) -> Vec<trocar::CcdContact> {
     let (mut p, mut n) = (null(), 0u32);
     assert_eq!(
         unsafe { trocar_ccd_results_contacts(r, &mut p, &mut n) },

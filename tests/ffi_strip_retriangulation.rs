@@ -7,14 +7,16 @@ mod common;
 
 use std::ptr;
 use trocar::Contact;
-use trocar::ffi::context::{TrocarContext, trocar_context_create, trocar_context_destroy};
-use trocar::ffi::mesh::{trocar_mesh_create, trocar_mesh_set_triangles};
-use trocar::ffi::status::TROCAR_OK;
-use trocar::ffi::tracker::{
+use trocar::internals::ffi::context::{
+    TrocarContext, trocar_context_create, trocar_context_destroy,
+};
+use trocar::internals::ffi::mesh::{trocar_mesh_create, trocar_mesh_set_triangles};
+use trocar::internals::ffi::status::TROCAR_OK;
+use trocar::internals::ffi::tracker::{
     TrocarTracker, trocar_default_tracker_def, trocar_tracker_create, trocar_tracker_destroy,
     trocar_tracker_strip, trocar_tracker_update,
 };
-use trocar::ffi::types::{TROCAR_BACKEND_CPU, TrocarMeshId, TrocarTool};
+use trocar::internals::ffi::types::{TROCAR_BACKEND_CPU, TrocarMeshId, TrocarTool};
 
 struct Scene {
     ctx: *mut TrocarContext,
@@ -37,7 +39,7 @@ impl Drop for Scene {
 /// The liver on a CPU context, with a tracker of 4 segments.
 fn scene() -> Scene {
     let (positions, triangles) = common::liver();
-    let mut def = trocar::ffi::context::trocar_default_context_def();
+    let mut def = trocar::internals::ffi::context::trocar_default_context_def();
     def.backend = TROCAR_BACKEND_CPU;
     def.cpu_threads = 1;
     let mut ctx = ptr::null_mut();

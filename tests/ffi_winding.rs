@@ -13,16 +13,16 @@ use common::haptic::{Sought, check_valid, reference, segment_ends, winding_numbe
 use glam::Vec3;
 use std::ptr;
 use trocar::Contact;
-use trocar::ffi::context::{
+use trocar::internals::ffi::context::{
     TrocarContext, trocar_context_create, trocar_context_destroy, trocar_default_context_def,
 };
-use trocar::ffi::mesh::{trocar_mesh_create, trocar_mesh_set_triangles};
-use trocar::ffi::status::TROCAR_OK;
-use trocar::ffi::tracker::{
+use trocar::internals::ffi::mesh::{trocar_mesh_create, trocar_mesh_set_triangles};
+use trocar::internals::ffi::status::TROCAR_OK;
+use trocar::internals::ffi::tracker::{
     TrocarTracker, trocar_default_tracker_def, trocar_tracker_create, trocar_tracker_destroy,
     trocar_tracker_strip, trocar_tracker_update,
 };
-use trocar::ffi::types::{TROCAR_BACKEND_CPU, TrocarMeshId, TrocarTool};
+use trocar::internals::ffi::types::{TROCAR_BACKEND_CPU, TrocarMeshId, TrocarTool};
 
 const SEGMENTS: u32 = 4;
 const RADIUS: f32 = 0.25;

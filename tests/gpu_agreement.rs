@@ -34,7 +34,7 @@ use common::reference as exact;
 use common::{Rng, d3, random_tool, soup, tri64};
 use glam::Vec3;
 use std::collections::BTreeSet;
-use trocar::geometry::ToolVolume;
+use trocar::internals::geometry::ToolVolume;
 use trocar::{BackendKind, Context, ErrorKind, Hit, MeshId, Query, Results, Tool, VolumeKind};
 
 /// Triangles whose exact margin to the volume's boundary is below this times the query scale may be selected

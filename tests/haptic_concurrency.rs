@@ -8,7 +8,7 @@ mod common;
 use common::haptic::ellipsoid;
 use glam::Vec3;
 use std::sync::atomic::{AtomicBool, Ordering};
-use trocar::geometry::closest::{PreparedTriangle, point_prepared};
+use trocar::internals::geometry::closest::{PreparedTriangle, point_prepared};
 use trocar::{Contact, Tool, TrackerDef, VolumeKind};
 
 const SEGMENTS: usize = 2;

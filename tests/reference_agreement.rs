@@ -47,7 +47,7 @@ fn random_queries_agree_with_the_exact_reference() {
 
 #[test]
 fn closest_points_agree_with_the_exact_reference() {
-    use trocar::geometry::closest::{segment_triangle, triangle_triangle};
+    use trocar::internals::geometry::closest::{segment_triangle, triangle_triangle};
     let mut rng = Rng(11);
     for _ in 0..20_000 {
         let tri = [
@@ -81,8 +81,8 @@ fn haptic_probe_closest_points_agree_with_the_exact_reference() {
     // A tracker's segment probes: random segments, and segments leaving the triangle's neighbourhood in a
     // random direction from a point near it, as a tool's tip over a surface does (then the triangle often
     // lies wholly behind that end, and the probe measures from the end alone).
-    use trocar::geometry::closest::PreparedTriangle;
-    use trocar::haptic::dynamic_point::Probe;
+    use trocar::internals::geometry::closest::PreparedTriangle;
+    use trocar::internals::haptic::Probe;
     let mut rng = Rng(23);
     let mut at_an_end = 0;
     for i in 0..40_000 {

@@ -29,7 +29,7 @@ pub fn liver_path() -> PathBuf {
 
 /// The liver mesh ([`liver_path`]), or exits the program `bench` with a message saying why it could not load it.
 pub fn liver_or_exit(bench: &str) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
-    trocar::obj::load_obj(liver_path()).unwrap_or_else(|e| {
+    trocar::internals::load_obj(liver_path()).unwrap_or_else(|e| {
         eprintln!("{bench}: cannot load the liver mesh: {e}");
         std::process::exit(1);
     })

@@ -36,8 +36,8 @@ use parry3d::shape::{Segment, Shape, TriMesh, Triangle};
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use trocar::backend::cpu::PARALLEL_MIN_TRIANGLES;
-use trocar::geometry::closest::{segment_triangle, triangle_triangle};
+use trocar::internals::PARALLEL_MIN_TRIANGLES;
+use trocar::internals::geometry::closest::{segment_triangle, triangle_triangle};
 use trocar::{BackendKind, Context, ContextDef, MeshId, Results, VolumeKind};
 
 /// Distinct poses cycled through; every row runs whole cycles, so all rows see the same poses.

@@ -63,7 +63,7 @@ fn committed_header_is_up_to_date() {
 fn version_matches_cargo_toml() {
     let (major, minor, patch) = trocar_version();
     assert_eq!(
-        trocar::ffi::version::trocar_version(),
+        trocar::internals::ffi::version::trocar_version(),
         (major << 16) | (minor << 8) | patch
     );
     let header = std::fs::read_to_string(root().join("include/trocar.h")).unwrap();

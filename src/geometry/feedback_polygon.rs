@@ -111,7 +111,7 @@ impl FeedbackPolygon {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::Slab;
+    use crate::geometry::clip_volume::Slab;
 
     fn unit_box() -> ClipVolume {
         ClipVolume::new(

@@ -21,9 +21,7 @@ pub mod time_of_impact;
 pub mod tool;
 pub mod tool_volume;
 
-pub use clip_volume::{ClipVolume, Slab};
-pub use closest::{Closest, segment_triangle, triangle_triangle};
+pub use closest::Closest;
 pub use feedback_polygon::FeedbackPolygon;
-pub use frame::Frame;
 pub use tool::Tool;
 pub use tool_volume::{SweptShape, ToolVolume, VolumeKind};

@@ -53,7 +53,6 @@ pub struct PositionMirror {
     active: AtomicUsize,
     /// Readers that failed [`OPTIMISTIC_ATTEMPTS`] times and asked the writer to wait for them.
     starving: AtomicU32,
-    vertex_count: usize,
 }
 
 /// A consistent-or-discarded view of one copy, handed to a reader's computation.
@@ -137,13 +136,7 @@ impl PositionMirror {
             copies: [copy()?, copy()?],
             active: AtomicUsize::new(0),
             starving: AtomicU32::new(0),
-            vertex_count: xs.len(),
         })
-    }
-
-    /// Number of vertices.
-    pub fn vertex_count(&self) -> usize {
-        self.vertex_count
     }
 
     /// Overwrites vertices `first ..` with `positions` in both copies. The caller is the mesh's only writer

@@ -306,6 +306,7 @@ impl StripCache {
     }
 
     /// True when it holds none (not in contact, or not built yet).
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

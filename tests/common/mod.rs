@@ -18,7 +18,7 @@ pub fn liver_path() -> PathBuf {
 
 /// The SOFA liver: 2,194 vertices, 4,384 triangles, cm.
 pub fn liver() -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
-    let (p, t) = trocar::obj::load_obj(liver_path())
+    let (p, t) = trocar::internals::load_obj(liver_path())
         .expect("the liver mesh (data/meshes/liver-smooth.obj in the repository)");
     assert_eq!((p.len(), t.len()), (2194, 4384));
     (p, t)

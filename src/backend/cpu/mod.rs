@@ -52,11 +52,6 @@ impl CpuBackend {
         })?;
         Ok(Self { pool, threads })
     }
-
-    /// Number of threads queries may use.
-    pub fn threads(&self) -> usize {
-        self.threads
-    }
 }
 
 impl Backend for CpuBackend {

@@ -70,6 +70,8 @@ const DISPLAY_EXTENSIONS: [&std::ffi::CStr; 3] = [
 /// (libwayland prints "error: XDG_RUNTIME_DIR is invalid or not set in the environment." on a headless
 /// machine). No Vulkan at all gives an instance with no adapters.
 #[cfg(any(target_os = "linux", target_os = "freebsd"))]
+// wgpu has no safe way to filter instance extensions: only wgpu-hal's instance callback does.
+#[allow(unsafe_code)]
 fn instance() -> wgpu::Instance {
     use wgpu::hal::{self, vulkan};
     let desc = hal::InstanceDescriptor {

@@ -1,0 +1,29 @@
+//! NOT PART OF THE API: no stability, hidden from the documentation. The internals that trocar's own tests,
+//! benches and examples check or measure directly (the C ABI's functions called from Rust, the geometry and CCD
+//! building blocks compared with references, the OBJ loader of the demo data).
+
+/// The C ABI's functions and types, called from Rust by the tests (C callers use `include/trocar.h`).
+pub mod ffi {
+    pub use crate::ffi::{ccd, context, mesh, query, results, status, tracker, types, version};
+}
+
+/// Geometry kernels the tests compare with independent references.
+pub mod geometry {
+    pub use crate::geometry::ToolVolume;
+    pub use crate::geometry::{closest, time_of_impact};
+}
+
+/// The mesh-against-mesh CCD's broadphases and swept boxes, tested apart from the query.
+pub mod ccd {
+    pub use crate::ccd::{broadphase, swept_box};
+}
+
+/// The dynamic point's probe, compared with a brute-force closest point.
+pub mod haptic {
+    pub use crate::haptic::dynamic_point::Probe;
+}
+
+/// The CPU backend's size below which it answers on the calling thread (the clip-select bench).
+pub use crate::backend::cpu::PARALLEL_MIN_TRIANGLES;
+/// Loads the vendored OBJ meshes.
+pub use crate::obj::{MeshData, load_obj};
