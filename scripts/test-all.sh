@@ -51,6 +51,8 @@ cargo fmt --all -- --check
 step "cargo clippy -D warnings"
 cargo clippy --all-targets -- -D warnings
 
+step "cargo doc (warnings are errors)"; RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+
 step "cargo test (release: the reference comparisons are heavy in debug; core tests on CPU and GPU)"
 cargo test --release --lib --tests
 

@@ -222,7 +222,7 @@ impl Context {
     }
 
     /// Every contact between meshes `a` and `b` while both move linearly over the step (from their positions
-    /// before the first update since a CCD query last read them, see [`crate::mesh_motion`]) to their current
+    /// before the first update since a CCD query last read them) to their current
     /// ones (Meseure & Chaillou), sorted by time, into `results`. A refused query
     /// (bad ids, the same mesh twice, a bad separation) leaves `results` as it was.
     pub fn query_ccd(

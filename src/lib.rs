@@ -9,8 +9,8 @@
 //! at haptic rate, Maciel & De's dynamic points) and `ccd` (continuous collision detection, Meseure & Chaillou)
 //! → `context` (meshes, queries, results) → `ffi` (the C ABI: the only `unsafe`). The Rust API is what this
 //! root re-exports: a [`Context`] with its meshes ([`MeshId`]), clip-select queries ([`Query`], [`Results`]),
-//! haptic [`Tracker`]s and continuous collision queries ([`Context::query_ccd`], [`ccd_vertex_face`],
-//! [`ccd_edge_edge`]).
+//! haptic [`Tracker`]s and continuous collision queries ([`Context::query_ccd`], [`ccd_vertex_face()`],
+//! [`ccd_edge_edge()`]).
 //!
 //! ```
 //! use trocar::glam::Vec3;
@@ -81,13 +81,13 @@ pub use ccd::contact::{
     ContactKind, TROCAR_CCD_EDGE_EDGE, TROCAR_CCD_FACE_VERTEX, TROCAR_CCD_NO_INDEX,
     TROCAR_CCD_VERTEX_FACE,
 };
-pub use ccd::{
-    CcdContact, CcdDef, CcdResults, CcdStats, Culling, Impact, edge_edge as ccd_edge_edge,
-    vertex_face as ccd_vertex_face,
-};
+pub use ccd::edge_edge::edge_edge as ccd_edge_edge;
+pub use ccd::vertex_face::vertex_face as ccd_vertex_face;
+pub use ccd::{CcdContact, CcdDef, CcdResults, CcdStats, Culling, Impact};
 pub use context::{BackendKind, Context, ContextDef};
 pub use error::{Error, ErrorKind, Result};
 pub use geometry::{Tool, VolumeKind};
+pub use haptic::tracker::{MAX_SEGMENTS, MAX_STRIP_LENGTH};
 pub use haptic::{Contact, Tracker, TrackerDef, TrackerStats};
 pub use mesh::Mesh;
 pub use mesh_id::MeshId;

@@ -54,6 +54,8 @@ pub struct Hit {
     pub point_on_tool: [f32; 3],
     /// Unit direction pushing the mesh off the tool; penetration is `radius - distance`.
     pub normal: [f32; 3],
+    // `[0,1]` is an interval, not a link; the text is also the C header's.
+    #[allow(rustdoc::broken_intra_doc_links)]
     /// Dynamic: a lower bound of the first t in [0,1] at which the round tool touches the triangle, rounding
     /// included (it never touches earlier); the gap left at t is at most 1e-4 of the radius plus 2^-18 of the
     /// query's extent (tip, new tip and triangle measured from the entry point); 1 if it stays clear. Static: 0.

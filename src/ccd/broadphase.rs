@@ -245,7 +245,7 @@ const CELLS_PER_BOX: f64 = 2.0;
 
 /// Appends to `out` every `(i, j)` for which `a[i]` and `b[j]` (grown by `margin`) overlap at some t in
 /// [0, 1]: a uniform grid over the region where both lists' whole-step spans overlap, filled with the shorter
-/// list's boxes (cells about as large as its average box, at most [`CELLS_PER_BOX`] cells per box), each box
+/// list's boxes (cells about as large as its average box, at most `CELLS_PER_BOX` cells per box), each box
 /// of the other list meeting the boxes of the cells it covers once, then the exact swept-box test on each
 /// pair. Boxes outside the common region are skipped without a cell visited: a tool against an organ costs
 /// what lies near the tool.

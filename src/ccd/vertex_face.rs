@@ -7,7 +7,7 @@ use super::inclusion::{Pair, earliest_root};
 ///
 /// `points`: vertex, face corners f0, f1, f2 at t = 0, then the same four at t = 1 (the CCD benchmark's order);
 /// each moves linearly. Coordinates must be finite and `min_separation` finite and non-negative (see
-/// [`super::check_query`]). Conservative: `None` only when, in exact arithmetic on these doubles, the vertex
+/// `check_query`). Conservative: `None` only when, in exact arithmetic on these doubles, the vertex
 /// never comes within `min_separation` of the triangle; `Some` carries a lower bound of the time of impact.
 /// Without a separation the answer is exact (no false positive either) but for coordinates spanning more than
 /// 2^256 or roots too close together to isolate in 400 bisections (see `inclusion::earliest_root` and

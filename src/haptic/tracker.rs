@@ -106,7 +106,7 @@ pub struct TrackerStats {
     pub updates: u64,
     /// Computations run on the position mirror (more than `updates` when a write interfered).
     pub read_attempts: u64,
-    /// Updates that had to ask the writer to wait (see [`super::mirror`]).
+    /// Updates that had to ask the writer to wait (the positions mirror's fallback from optimistic reads).
     pub read_fallbacks: u64,
     /// Exact distance tests, walks and strips together.
     pub exact_tests: u64,
