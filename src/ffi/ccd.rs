@@ -211,16 +211,7 @@ pub struct TrocarCcdResults {
     inner: crate::ccd::CcdResults,
 }
 
-impl super::pointers::Handle for TrocarCcdResults {
-    const MAGIC: u64 = 0x7472_6F63_6343_4344;
-    const NAME: &'static str = "TrocarCcdResults";
-    fn magic(&self) -> u64 {
-        self.magic
-    }
-    fn set_magic(&mut self, magic: u64) {
-        self.magic = magic;
-    }
-}
+super::pointers::impl_handle!(TrocarCcdResults, 0x7472_6F63_6343_4344);
 
 /// The default def: no separation, edge-edge tests on.
 #[unsafe(no_mangle)]

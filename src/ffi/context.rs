@@ -1,7 +1,7 @@
 //! Creating and destroying contexts.
 
 use super::boundary::{catch, run};
-use super::pointers::{Handle, as_ref, check_out, destroy, hand_out, live};
+use super::pointers::{as_ref, check_out, destroy, hand_out, live};
 use super::status::TrocarStatus;
 use super::types::{TROCAR_BACKEND_AUTO, TrocarBackend, TrocarContextDef, backend_value};
 use crate::context::Context;
@@ -14,16 +14,7 @@ pub struct TrocarContext {
     pub(crate) inner: Context,
 }
 
-impl Handle for TrocarContext {
-    const MAGIC: u64 = 0x7472_6F63_6172_4358;
-    const NAME: &'static str = "TrocarContext";
-    fn magic(&self) -> u64 {
-        self.magic
-    }
-    fn set_magic(&mut self, magic: u64) {
-        self.magic = magic;
-    }
-}
+super::pointers::impl_handle!(TrocarContext, 0x7472_6F63_6172_4358);
 
 impl TrocarContext {
     /// The context behind a C pointer.

@@ -135,6 +135,24 @@ pub trait Handle: Sized {
     fn set_magic(&mut self, magic: u64);
 }
 
+/// Implements [`Handle`] for an opaque C type from its tag, kept in the type's `magic: u64` field; the C type's
+/// name (for messages) is the Rust type's.
+macro_rules! impl_handle {
+    ($ty:ident, $magic:expr) => {
+        impl $crate::ffi::pointers::Handle for $ty {
+            const MAGIC: u64 = $magic;
+            const NAME: &'static str = stringify!($ty);
+            fn magic(&self) -> u64 {
+                self.magic
+            }
+            fn set_magic(&mut self, magic: u64) {
+                self.magic = magic;
+            }
+        }
+    };
+}
+pub(crate) use impl_handle;
+
 fn check_live<T: Handle>(h: &T) -> Result<()> {
     if h.magic() == T::MAGIC {
         Ok(())

@@ -2,7 +2,7 @@
 
 use super::boundary::{catch, run};
 use super::context::TrocarContext;
-use super::pointers::{Handle, check_out, destroy, hand_out, live, live_mut, write};
+use super::pointers::{check_out, destroy, hand_out, live, live_mut, write};
 use super::status::TrocarStatus;
 use crate::error::{Error, ErrorKind, Result};
 use crate::query::QueryOutput;
@@ -17,16 +17,7 @@ pub struct TrocarResults {
     pub(crate) queries: Vec<Query>,
 }
 
-impl Handle for TrocarResults {
-    const MAGIC: u64 = 0x7472_6F63_6172_5253;
-    const NAME: &'static str = "TrocarResults";
-    fn magic(&self) -> u64 {
-        self.magic
-    }
-    fn set_magic(&mut self, magic: u64) {
-        self.magic = magic;
-    }
-}
+super::pointers::impl_handle!(TrocarResults, 0x7472_6F63_6172_5253);
 
 impl TrocarResults {
     /// Refuses reads while a submitted batch has not been collected.

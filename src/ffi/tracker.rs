@@ -2,7 +2,7 @@
 
 use super::boundary::{catch, run};
 use super::context::TrocarContext;
-use super::pointers::{Handle, as_ref, check_out, destroy, hand_out, live, out_slice, write};
+use super::pointers::{as_ref, check_out, destroy, hand_out, live, out_slice, write};
 use super::results::TrocarResults;
 use super::status::TrocarStatus;
 use super::types::{TrocarMeshId, TrocarTool, TrocarTrackerDef};
@@ -15,16 +15,7 @@ pub struct TrocarTracker {
     pub(crate) inner: Tracker,
 }
 
-impl Handle for TrocarTracker {
-    const MAGIC: u64 = 0x7472_6F63_6172_544B;
-    const NAME: &'static str = "TrocarTracker";
-    fn magic(&self) -> u64 {
-        self.magic
-    }
-    fn set_magic(&mut self, magic: u64) {
-        self.magic = magic;
-    }
-}
+super::pointers::impl_handle!(TrocarTracker, 0x7472_6F63_6172_544B);
 
 impl TrocarTracker {
     /// The tracker behind a C pointer. Shared even for the mutating calls: `update` and `reseed` may run on two
