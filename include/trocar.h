@@ -102,6 +102,21 @@
 #define TROCAR_CCD_NO_INDEX UINT32_MAX
 
 /**
+ * Largest coordinate magnitude (and radius) accepted: positions and tools beyond it are refused.
+ */
+#define TROCAR_MAX_COORDINATE 1.0e6
+
+/**
+ * Most segments a tracker's tool line may be split into (`TrocarTrackerDef.segment_count`).
+ */
+#define TROCAR_MAX_TRACKER_SEGMENTS 64
+
+/**
+ * Longest closest strip a tracker may keep per segment (`TrocarTrackerDef.max_strip_length`).
+ */
+#define TROCAR_MAX_STRIP_LENGTH 1024
+
+/**
  * Per-primitive culling of `trocar_query_ccd`: a bounding-volume hierarchy rebuilt every step (default).
  */
 #define TROCAR_CCD_CULLING_BVH 0
@@ -121,21 +136,6 @@
  * Per-primitive culling: every pair (the brute-force reference; slow, for checking).
  */
 #define TROCAR_CCD_CULLING_ALL_PAIRS 3
-
-/**
- * Largest coordinate magnitude (and radius) accepted: positions and tools beyond it are refused.
- */
-#define TROCAR_MAX_COORDINATE 1.0e6
-
-/**
- * Most segments a tracker's tool line may be split into (`TrocarTrackerDef.segment_count`).
- */
-#define TROCAR_MAX_TRACKER_SEGMENTS 64
-
-/**
- * Longest closest strip a tracker may keep per segment (`TrocarTrackerDef.max_strip_length`).
- */
-#define TROCAR_MAX_STRIP_LENGTH 1024
 
 /**
  * Major version: changes when the ABI breaks.
@@ -178,90 +178,6 @@ typedef struct TrocarResults TrocarResults;
 typedef struct TrocarTracker TrocarTracker;
 
 /**
- * Result of a call: `TROCAR_OK` or one of the `TROCAR_ERROR_*` values.
- */
-typedef uint32_t TrocarStatus;
-
-/**
- * Options of `trocar_query_ccd`; get one from `trocar_default_ccd_def()`.
- */
-typedef struct TrocarCcdDef {
-  /**
-   * Report features that come within this distance (>= 0, finite; 0 by default).
-   */
-  double min_separation;
-  /**
-   * Nonzero (default): also test edges against edges; vertex-face and face-vertex are always tested.
-   */
-  uint32_t edge_edge;
-  /**
-   * `TROCAR_CCD_CULLING_*` (default BVH); every culling gives the same contacts, only the speed differs.
-   */
-  uint32_t culling;
-  /**
-   * Set by `trocar_default_ccd_def`; do not change.
-   */
-  uint32_t internal_value;
-} TrocarCcdDef;
-
-/**
- * A generational mesh id, passed by value; all-zero is the null id.
- */
-typedef struct TrocarMeshId {
-  /**
-   * Slot plus one; 0 in the null id.
-   */
-  uint32_t index1;
-  /**
-   * Tag of the owning context: no two live contexts share one, so an id of another context is refused.
-   */
-  uint32_t context;
-  /**
-   * Generation of the slot.
-   */
-  uint32_t generation;
-} TrocarMeshId;
-
-/**
- * Which features of meshes A and B meet (`TROCAR_CCD_*`).
- */
-typedef uint32_t TrocarCcdKind;
-
-/**
- * Where and when two features first meet during the step. `#[repr(C)]`: the C API hands out views of the
- * results' own storage (exported as `TrocarCcdContact`).
- */
-typedef struct TrocarCcdContact {
-  /**
-   * Lower bound of the first time in [0, 1] at which the features come within the separation distance.
-   */
-  double time_of_impact;
-  /**
-   * The contact point at `time_of_impact` (on A's vertex or edge, B's vertex for face-vertex).
-   */
-  float point[3];
-  /**
-   * Unit direction pushing A off B: the face's normal, or the edges' common normal, on A's side at the start
-   * of the step. Where that is zero (a face spanning a segment or a point, parallel edges): the direction
-   * from B's feature to A's at the contact's coordinates on them at the start of the step; zero only if
-   * those points coincide too.
-   */
-  float normal[3];
-  /**
-   * `TROCAR_CCD_VERTEX_FACE`, `TROCAR_CCD_FACE_VERTEX` or `TROCAR_CCD_EDGE_EDGE`.
-   */
-  TrocarCcdKind kind;
-  /**
-   * A's feature: vertex or triangle index (then `TROCAR_CCD_NO_INDEX`), or an edge's two vertices.
-   */
-  uint32_t feature_a[2];
-  /**
-   * B's feature, as `feature_a`.
-   */
-  uint32_t feature_b[2];
-} TrocarCcdContact;
-
-/**
  * Which backend a context runs on (`TROCAR_BACKEND_*`).
  */
 typedef uint32_t TrocarBackend;
@@ -289,6 +205,29 @@ typedef struct TrocarContextDef {
    */
   uint32_t internal_value;
 } TrocarContextDef;
+
+/**
+ * Result of a call: `TROCAR_OK` or one of the `TROCAR_ERROR_*` values.
+ */
+typedef uint32_t TrocarStatus;
+
+/**
+ * A generational mesh id, passed by value; all-zero is the null id.
+ */
+typedef struct TrocarMeshId {
+  /**
+   * Slot plus one; 0 in the null id.
+   */
+  uint32_t index1;
+  /**
+   * Tag of the owning context: no two live contexts share one, so an id of another context is refused.
+   */
+  uint32_t context;
+  /**
+   * Generation of the slot.
+   */
+  uint32_t generation;
+} TrocarMeshId;
 
 /**
  * A tool pose: a cylinder of radius `radius` from the entry point `P0` to the tip `P`.
@@ -451,6 +390,67 @@ typedef struct TrocarContact {
 } TrocarContact;
 
 /**
+ * Options of `trocar_query_ccd`; get one from `trocar_default_ccd_def()`.
+ */
+typedef struct TrocarCcdDef {
+  /**
+   * Report features that come within this distance (>= 0, finite; 0 by default).
+   */
+  double min_separation;
+  /**
+   * Nonzero (default): also test edges against edges; vertex-face and face-vertex are always tested.
+   */
+  uint32_t edge_edge;
+  /**
+   * `TROCAR_CCD_CULLING_*` (default BVH); every culling gives the same contacts, only the speed differs.
+   */
+  uint32_t culling;
+  /**
+   * Set by `trocar_default_ccd_def`; do not change.
+   */
+  uint32_t internal_value;
+} TrocarCcdDef;
+
+/**
+ * Which features of meshes A and B meet (`TROCAR_CCD_*`).
+ */
+typedef uint32_t TrocarCcdKind;
+
+/**
+ * Where and when two features first meet during the step. `#[repr(C)]`: the C API hands out views of the
+ * results' own storage (exported as `TrocarCcdContact`).
+ */
+typedef struct TrocarCcdContact {
+  /**
+   * Lower bound of the first time in [0, 1] at which the features come within the separation distance.
+   */
+  double time_of_impact;
+  /**
+   * The contact point at `time_of_impact` (on A's vertex or edge, B's vertex for face-vertex).
+   */
+  float point[3];
+  /**
+   * Unit direction pushing A off B: the face's normal, or the edges' common normal, on A's side at the start
+   * of the step. Where that is zero (a face spanning a segment or a point, parallel edges): the direction
+   * from B's feature to A's at the contact's coordinates on them at the start of the step; zero only if
+   * those points coincide too.
+   */
+  float normal[3];
+  /**
+   * `TROCAR_CCD_VERTEX_FACE`, `TROCAR_CCD_FACE_VERTEX` or `TROCAR_CCD_EDGE_EDGE`.
+   */
+  TrocarCcdKind kind;
+  /**
+   * A's feature: vertex or triangle index (then `TROCAR_CCD_NO_INDEX`), or an edge's two vertices.
+   */
+  uint32_t feature_a[2];
+  /**
+   * B's feature, as `feature_a`.
+   */
+  uint32_t feature_b[2];
+} TrocarCcdContact;
+
+/**
  * A vertex of A meets a triangle of B: `feature_a = [vertex, NO_INDEX]`, `feature_b = [triangle, NO_INDEX]`.
  * The triangle may span only a segment or a point (a repeated index): see `trocar_query_ccd`.
  */
@@ -466,6 +466,31 @@ typedef struct TrocarContact {
  * (a triangle's zero-length edge {v, v} is not tested: see `trocar_query_ccd`).
  */
 #define TROCAR_CCD_EDGE_EDGE 2
+
+/**
+ * A hardware GPU when one is usable, otherwise the CPU (never a software GPU).
+ */
+#define TROCAR_BACKEND_AUTO 0
+
+/**
+ * The multi-threaded CPU backend.
+ */
+#define TROCAR_BACKEND_CPU 1
+
+/**
+ * The GPU compute backend.
+ */
+#define TROCAR_BACKEND_GPU 2
+
+/**
+ * The round tool: within `radius` of the axis segment (static) or of the swept triangle (dynamic).
+ */
+#define TROCAR_VOLUME_CAPSULE 0
+
+/**
+ * The paper's camera volumes: orthographic box (static), perspective frustum + 2 clip planes (dynamic).
+ */
+#define TROCAR_VOLUME_FRUSTUM 1
 
 /**
  * The call succeeded.
@@ -530,159 +555,11 @@ typedef struct TrocarContact {
  */
 #define TROCAR_ERROR_RESULTS_OVERFLOW 10
 
-/**
- * A hardware GPU when one is usable, otherwise the CPU (never a software GPU).
- */
-#define TROCAR_BACKEND_AUTO 0
-
-/**
- * The multi-threaded CPU backend.
- */
-#define TROCAR_BACKEND_CPU 1
-
-/**
- * The GPU compute backend.
- */
-#define TROCAR_BACKEND_GPU 2
-
-/**
- * The round tool: within `radius` of the axis segment (static) or of the swept triangle (dynamic).
- */
-#define TROCAR_VOLUME_CAPSULE 0
-
-/**
- * The paper's camera volumes: orthographic box (static), perspective frustum + 2 clip planes (dynamic).
- */
-#define TROCAR_VOLUME_FRUSTUM 1
-
 
 
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
-
-/**
- * Copies the message of this thread's last failed call into `buf` (at most `capacity - 1` bytes, always
- * NUL-terminated when `capacity > 0`) and returns its full length; `buf` may be NULL to ask for the length.
- *
- * # Safety
- * `buf` must be NULL or point to `capacity` writable bytes.
- */
-size_t trocar_last_error_message(char *buf,
-                                 size_t capacity);
-
-/**
- * Does a vertex moving linearly come within `min_separation` of a triangle moving (and deforming) linearly
- * during the step t in [0, 1]? `points`: v, f0, f1, f2 at t = 0, then v, f0, f1, f2 at t = 1 (x, y, z each).
- *
- * Conservative: `*out_collides = 0` only if, in exact arithmetic on the given doubles, the vertex stays
- * farther than `min_separation` (Euclidean) from the triangle for the whole step. `1` comes with
- * `*out_time_of_impact`, a lower bound of the first time it comes that close (none happens earlier); `0` with
- * 1.0. A reported contact is proven: exactly, with Shewchuk's predicates, when it happens at t = 0 or t = 1
- * or the face stands still; a clean crossing, or the vertex touching an edge of the face within a plane
- * perpendicular to a coordinate axis, by interval bounds on the in-plane tests over the stretch of time where
- * the four points become coplanar; by Miranda's theorem in the search; or, without a separation, for a query
- * the floating-point search cannot settle within 24 boxes, by an exact decision in integers at the real
- * roots of the coplanarity cubic (Sturm sequences and Tarski queries, no rounding anywhere). Only where that
- * decision is left undecided (one that would take more than 400 bisections and guesses, as roots closer
- * than about 2^-400 would; coordinates spanning more than 2^256, i.e. 1e-60 beside 1), and with a
- * separation, does the search go on, and may then also report a contact within about 2^-62 times the
- * largest coordinate of one, or undecided after 4,096 boxes (with a separation: the largest coordinate
- * difference within 1.001·min_separation).
- *
- * Time tolerance (min_separation 0): the time reported is the start of a stretch of 2^-20 (about 1e-6) of the
- * step that holds the proven contact (of two such stretches for one at or near their border), or in which the
- * two come within √3·2^-20 times the largest coordinate once a contact is known, or (contacts proven exactly
- * at t = 1 or on a static face) the start of the first stretch where their coplanarity cannot be ruled out.
- * Motion exactly within a plane perpendicular to a coordinate axis (the eight points share that coordinate)
- * is decided in that plane: the time is the start of the first such stretch where the in-plane tests cannot
- * rule a contact out (the face flat, or the contact only touching, for an instant). It is looser only where
- * coplanarity cannot be ruled out over a longer stretch (other motion within a plane, or within 1e-16 of one)
- * or the box budget ran out (the earliest time not ruled out). A contact decided exactly is reported at the
- * start of a stretch of 2^-24 of the step that holds it, or at the instant itself when a bisection of the
- * step lands on it (1/2, 1/4, ...). Bad input (NULL, NaN/Inf, a negative or non-finite separation) returns an
- * error and writes nothing.
- *
- * # Safety
- * `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
- */
-TrocarStatus trocar_ccd_vertex_face(const double *points,
-                                    double min_separation,
-                                    double *out_time_of_impact,
-                                    uint32_t *out_collides);
-
-/**
- * Do two edges moving linearly come within `min_separation` of each other during the step t in [0, 1]?
- * `points`: a0, a1, b0, b1 at t = 0, then a0, a1, b0, b1 at t = 1. Same guarantee and outputs as
- * `trocar_ccd_vertex_face`.
- *
- * # Safety
- * `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
- */
-TrocarStatus trocar_ccd_edge_edge(const double *points,
-                                  double min_separation,
-                                  double *out_time_of_impact,
-                                  uint32_t *out_collides);
-
-/**
- * The default def: no separation, edge-edge tests on.
- */
-struct TrocarCcdDef trocar_default_ccd_def(void);
-
-/**
- * Creates an empty results object for `trocar_query_ccd` on `ctx`.
- *
- * # Safety
- * `ctx` must be a live context; `out` NULL or writable.
- */
-TrocarStatus trocar_ccd_results_create(const struct TrocarContext *ctx,
-                                       struct TrocarCcdResults **out);
-
-/**
- * Destroys a CCD results object; NULL is a no-op. Views into it become invalid.
- *
- * # Safety
- * `results` must be NULL or a live CCD results object no other thread is using.
- */
-void trocar_ccd_results_destroy(struct TrocarCcdResults *results);
-
-/**
- * Every contact between meshes `mesh_a` and `mesh_b` during the step: each vertex moves linearly from where
- * it was before the first `trocar_mesh_update_positions` since a CCD query last read the mesh to where it is
- * now (a vertex no update touched stands still). Whole-mesh swept boxes, then per-primitive swept boxes
- * (`def.culling`: a bounding-volume hierarchy by default; an unknown value is refused), then the conservative
- * primitive tests of
- * `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
- * On error `results` keeps its previous contents.
- *
- * Every vertex (in a triangle or not) is tested against every triangle of the other mesh, and every edge of
- * A against every edge of B, each edge once however many triangles share it. A triangle with a repeated
- * index ({a, a, b}, {a, b, a}, {a, a, a}) takes part as the segment or point it spans: a vertex meeting it is
- * a `TROCAR_CCD_VERTEX_FACE` / `TROCAR_CCD_FACE_VERTEX` contact naming that triangle, and its edge {a, b} is
- * an edge like any other. Its zero-length edge {a, a} is not tested, so no edge-edge contact names one:
- * whatever that point meets (an edge or a point of the other mesh), the vertex-face test of a against the
- * triangles holding that edge or point reports, with a time that is a lower bound of that meeting too. Two
- * points {a, a, a} and {w, w, w} meeting give a vertex-face and a face-vertex contact.
- *
- * # Safety
- * `ctx`, `results` live; `def` NULL or valid; `results` used by no other thread.
- */
-TrocarStatus trocar_query_ccd(const struct TrocarContext *ctx,
-                              struct TrocarMeshId mesh_a,
-                              struct TrocarMeshId mesh_b,
-                              const struct TrocarCcdDef *def,
-                              struct TrocarCcdResults *results);
-
-/**
- * A view of the contacts of the last `trocar_query_ccd`, sorted by time of impact; NULL with count 0 when
- * there are none. Valid until the next query into `results` or its destruction.
- *
- * # Safety
- * `results` must be a live CCD results object; out-pointers writable.
- */
-TrocarStatus trocar_ccd_results_contacts(const struct TrocarCcdResults *results,
-                                         const struct TrocarCcdContact **out_contacts,
-                                         uint32_t *out_count);
 
 /**
  * The default context def: `TROCAR_BACKEND_AUTO`, one CPU thread per core.
@@ -921,11 +798,6 @@ TrocarStatus trocar_results_wait(const struct TrocarContext *ctx,
 TrocarStatus trocar_results_is_pending(const struct TrocarResults *results, uint32_t *out_pending);
 
 /**
- * The name of a status value as a static NUL-terminated string ("TROCAR_STATUS_UNKNOWN" for other values).
- */
-const char *trocar_status_name(TrocarStatus status);
-
-/**
  * The default tracker def: 4 segments, closest strips of up to 32 triangles.
  */
 struct TrocarTrackerDef trocar_default_tracker_def(void);
@@ -1008,6 +880,134 @@ TrocarStatus trocar_tracker_strip(const struct TrocarTracker *tracker,
 TrocarStatus trocar_tracker_reseed(struct TrocarTracker *tracker,
                                    const struct TrocarResults *results,
                                    uint32_t query_index);
+
+/**
+ * The default def: no separation, edge-edge tests on.
+ */
+struct TrocarCcdDef trocar_default_ccd_def(void);
+
+/**
+ * Creates an empty results object for `trocar_query_ccd` on `ctx`.
+ *
+ * # Safety
+ * `ctx` must be a live context; `out` NULL or writable.
+ */
+TrocarStatus trocar_ccd_results_create(const struct TrocarContext *ctx,
+                                       struct TrocarCcdResults **out);
+
+/**
+ * Destroys a CCD results object; NULL is a no-op. Views into it become invalid.
+ *
+ * # Safety
+ * `results` must be NULL or a live CCD results object no other thread is using.
+ */
+void trocar_ccd_results_destroy(struct TrocarCcdResults *results);
+
+/**
+ * Every contact between meshes `mesh_a` and `mesh_b` during the step: each vertex moves linearly from where
+ * it was before the first `trocar_mesh_update_positions` since a CCD query last read the mesh to where it is
+ * now (a vertex no update touched stands still). Whole-mesh swept boxes, then per-primitive swept boxes
+ * (`def.culling`: a bounding-volume hierarchy by default; an unknown value is refused), then the conservative
+ * primitive tests of
+ * `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
+ * On error `results` keeps its previous contents.
+ *
+ * Every vertex (in a triangle or not) is tested against every triangle of the other mesh, and every edge of
+ * A against every edge of B, each edge once however many triangles share it. A triangle with a repeated
+ * index ({a, a, b}, {a, b, a}, {a, a, a}) takes part as the segment or point it spans: a vertex meeting it is
+ * a `TROCAR_CCD_VERTEX_FACE` / `TROCAR_CCD_FACE_VERTEX` contact naming that triangle, and its edge {a, b} is
+ * an edge like any other. Its zero-length edge {a, a} is not tested, so no edge-edge contact names one:
+ * whatever that point meets (an edge or a point of the other mesh), the vertex-face test of a against the
+ * triangles holding that edge or point reports, with a time that is a lower bound of that meeting too. Two
+ * points {a, a, a} and {w, w, w} meeting give a vertex-face and a face-vertex contact.
+ *
+ * # Safety
+ * `ctx`, `results` live; `def` NULL or valid; `results` used by no other thread.
+ */
+TrocarStatus trocar_query_ccd(const struct TrocarContext *ctx,
+                              struct TrocarMeshId mesh_a,
+                              struct TrocarMeshId mesh_b,
+                              const struct TrocarCcdDef *def,
+                              struct TrocarCcdResults *results);
+
+/**
+ * A view of the contacts of the last `trocar_query_ccd`, sorted by time of impact; NULL with count 0 when
+ * there are none. Valid until the next query into `results` or its destruction.
+ *
+ * # Safety
+ * `results` must be a live CCD results object; out-pointers writable.
+ */
+TrocarStatus trocar_ccd_results_contacts(const struct TrocarCcdResults *results,
+                                         const struct TrocarCcdContact **out_contacts,
+                                         uint32_t *out_count);
+
+/**
+ * Does a vertex moving linearly come within `min_separation` of a triangle moving (and deforming) linearly
+ * during the step t in [0, 1]? `points`: v, f0, f1, f2 at t = 0, then v, f0, f1, f2 at t = 1 (x, y, z each).
+ *
+ * Conservative: `*out_collides = 0` only if, in exact arithmetic on the given doubles, the vertex stays
+ * farther than `min_separation` (Euclidean) from the triangle for the whole step. `1` comes with
+ * `*out_time_of_impact`, a lower bound of the first time it comes that close (none happens earlier); `0` with
+ * 1.0. A reported contact is proven: exactly, with Shewchuk's predicates, when it happens at t = 0 or t = 1
+ * or the face stands still; a clean crossing, or the vertex touching an edge of the face within a plane
+ * perpendicular to a coordinate axis, by interval bounds on the in-plane tests over the stretch of time where
+ * the four points become coplanar; by Miranda's theorem in the search; or, without a separation, for a query
+ * the floating-point search cannot settle within 24 boxes, by an exact decision in integers at the real
+ * roots of the coplanarity cubic (Sturm sequences and Tarski queries, no rounding anywhere). Only where that
+ * decision is left undecided (one that would take more than 400 bisections and guesses, as roots closer
+ * than about 2^-400 would; coordinates spanning more than 2^256, i.e. 1e-60 beside 1), and with a
+ * separation, does the search go on, and may then also report a contact within about 2^-62 times the
+ * largest coordinate of one, or undecided after 4,096 boxes (with a separation: the largest coordinate
+ * difference within 1.001·min_separation).
+ *
+ * Time tolerance (min_separation 0): the time reported is the start of a stretch of 2^-20 (about 1e-6) of the
+ * step that holds the proven contact (of two such stretches for one at or near their border), or in which the
+ * two come within √3·2^-20 times the largest coordinate once a contact is known, or (contacts proven exactly
+ * at t = 1 or on a static face) the start of the first stretch where their coplanarity cannot be ruled out.
+ * Motion exactly within a plane perpendicular to a coordinate axis (the eight points share that coordinate)
+ * is decided in that plane: the time is the start of the first such stretch where the in-plane tests cannot
+ * rule a contact out (the face flat, or the contact only touching, for an instant). It is looser only where
+ * coplanarity cannot be ruled out over a longer stretch (other motion within a plane, or within 1e-16 of one)
+ * or the box budget ran out (the earliest time not ruled out). A contact decided exactly is reported at the
+ * start of a stretch of 2^-24 of the step that holds it, or at the instant itself when a bisection of the
+ * step lands on it (1/2, 1/4, ...). Bad input (NULL, NaN/Inf, a negative or non-finite separation) returns an
+ * error and writes nothing.
+ *
+ * # Safety
+ * `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+ */
+TrocarStatus trocar_ccd_vertex_face(const double *points,
+                                    double min_separation,
+                                    double *out_time_of_impact,
+                                    uint32_t *out_collides);
+
+/**
+ * Do two edges moving linearly come within `min_separation` of each other during the step t in [0, 1]?
+ * `points`: a0, a1, b0, b1 at t = 0, then a0, a1, b0, b1 at t = 1. Same guarantee and outputs as
+ * `trocar_ccd_vertex_face`.
+ *
+ * # Safety
+ * `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+ */
+TrocarStatus trocar_ccd_edge_edge(const double *points,
+                                  double min_separation,
+                                  double *out_time_of_impact,
+                                  uint32_t *out_collides);
+
+/**
+ * Copies the message of this thread's last failed call into `buf` (at most `capacity - 1` bytes, always
+ * NUL-terminated when `capacity > 0`) and returns its full length; `buf` may be NULL to ask for the length.
+ *
+ * # Safety
+ * `buf` must be NULL or point to `capacity` writable bytes.
+ */
+size_t trocar_last_error_message(char *buf,
+                                 size_t capacity);
+
+/**
+ * The name of a status value as a static NUL-terminated string ("TROCAR_STATUS_UNKNOWN" for other values).
+ */
+const char *trocar_status_name(TrocarStatus status);
 
 /**
  * The version of the loaded library, packed as `(major << 16) | (minor << 8) | patch`; compare with

@@ -34,150 +34,6 @@ unsafe fn primitive(
     }
 }
 
-/// Does a vertex moving linearly come within `min_separation` of a triangle moving (and deforming) linearly
-/// during the step t in [0, 1]? `points`: v, f0, f1, f2 at t = 0, then v, f0, f1, f2 at t = 1 (x, y, z each).
-///
-/// Conservative: `*out_collides = 0` only if, in exact arithmetic on the given doubles, the vertex stays
-/// farther than `min_separation` (Euclidean) from the triangle for the whole step. `1` comes with
-/// `*out_time_of_impact`, a lower bound of the first time it comes that close (none happens earlier); `0` with
-/// 1.0. A reported contact is proven: exactly, with Shewchuk's predicates, when it happens at t = 0 or t = 1
-/// or the face stands still; a clean crossing, or the vertex touching an edge of the face within a plane
-/// perpendicular to a coordinate axis, by interval bounds on the in-plane tests over the stretch of time where
-/// the four points become coplanar; by Miranda's theorem in the search; or, without a separation, for a query
-/// the floating-point search cannot settle within 24 boxes, by an exact decision in integers at the real
-/// roots of the coplanarity cubic (Sturm sequences and Tarski queries, no rounding anywhere). Only where that
-/// decision is left undecided (one that would take more than 400 bisections and guesses, as roots closer
-/// than about 2^-400 would; coordinates spanning more than 2^256, i.e. 1e-60 beside 1), and with a
-/// separation, does the search go on, and may then also report a contact within about 2^-62 times the
-/// largest coordinate of one, or undecided after 4,096 boxes (with a separation: the largest coordinate
-/// difference within 1.001·min_separation).
-///
-/// Time tolerance (min_separation 0): the time reported is the start of a stretch of 2^-20 (about 1e-6) of the
-/// step that holds the proven contact (of two such stretches for one at or near their border), or in which the
-/// two come within √3·2^-20 times the largest coordinate once a contact is known, or (contacts proven exactly
-/// at t = 1 or on a static face) the start of the first stretch where their coplanarity cannot be ruled out.
-/// Motion exactly within a plane perpendicular to a coordinate axis (the eight points share that coordinate)
-/// is decided in that plane: the time is the start of the first such stretch where the in-plane tests cannot
-/// rule a contact out (the face flat, or the contact only touching, for an instant). It is looser only where
-/// coplanarity cannot be ruled out over a longer stretch (other motion within a plane, or within 1e-16 of one)
-/// or the box budget ran out (the earliest time not ruled out). A contact decided exactly is reported at the
-/// start of a stretch of 2^-24 of the step that holds it, or at the instant itself when a bisection of the
-/// step lands on it (1/2, 1/4, ...). Bad input (NULL, NaN/Inf, a negative or non-finite separation) returns an
-/// error and writes nothing.
-///
-/// # Safety
-/// `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn trocar_ccd_vertex_face(
-    points: *const f64,
-    min_separation: f64,
-    out_time_of_impact: *mut f64,
-    out_collides: *mut u32,
-) -> TrocarStatus {
-    run(|| {
-        // SAFETY: C caller's contract.
-        unsafe {
-            primitive(
-                crate::ccd::vertex_face,
-                points,
-                min_separation,
-                out_time_of_impact,
-                out_collides,
-            )
-        }
-    })
-}
-
-/// Do two edges moving linearly come within `min_separation` of each other during the step t in [0, 1]?
-/// `points`: a0, a1, b0, b1 at t = 0, then a0, a1, b0, b1 at t = 1. Same guarantee and outputs as
-/// `trocar_ccd_vertex_face`.
-///
-/// # Safety
-/// `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn trocar_ccd_edge_edge(
-    points: *const f64,
-    min_separation: f64,
-    out_time_of_impact: *mut f64,
-    out_collides: *mut u32,
-) -> TrocarStatus {
-    run(|| {
-        // SAFETY: C caller's contract.
-        unsafe {
-            primitive(
-                crate::ccd::edge_edge,
-                points,
-                min_separation,
-                out_time_of_impact,
-                out_collides,
-            )
-        }
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ffi::status::{TROCAR_ERROR_INVALID_ARGUMENT, TROCAR_ERROR_NULL_POINTER, TROCAR_OK};
-
-    #[test]
-    fn answers_and_refusals() {
-        // A vertex falling through a horizontal triangle at t = 0.5.
-        let mut p = [
-            0.25, 1.0, 0.25, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.25, -1.0, 0.25, 0.0,
-            0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
-        ];
-        let (mut toi, mut hit) = (-1.0, 7);
-        let call = |p: &[f64; 24], d: f64, toi: &mut f64, hit: &mut u32| unsafe {
-            trocar_ccd_vertex_face(p.as_ptr(), d, toi, hit)
-        };
-        assert_eq!(call(&p, 0.0, &mut toi, &mut hit), TROCAR_OK);
-        assert_eq!(hit, 1);
-        assert!(toi <= 0.5 && toi > 0.49);
-        // Refusals leave the outputs alone.
-        let (mut toi2, mut hit2) = (-1.0, 7);
-        assert_eq!(
-            call(&p, -1.0, &mut toi2, &mut hit2),
-            TROCAR_ERROR_INVALID_ARGUMENT
-        );
-        p[4] = f64::INFINITY;
-        assert_eq!(
-            call(&p, 0.0, &mut toi2, &mut hit2),
-            TROCAR_ERROR_INVALID_ARGUMENT
-        );
-        assert_eq!((toi2, hit2), (-1.0, 7));
-        let status = unsafe { trocar_ccd_edge_edge(std::ptr::null(), 0.0, &mut toi2, &mut hit2) };
-        assert_eq!(status, TROCAR_ERROR_NULL_POINTER);
-        let status =
-            unsafe { trocar_ccd_edge_edge(p.as_ptr(), 0.0, &mut toi2, std::ptr::null_mut()) };
-        assert_eq!(status, TROCAR_ERROR_NULL_POINTER);
-    }
-
-    /// Valid but extreme coordinates through the C API: a face tilted by 1e-300 (beyond what the exact decision
-    /// takes on) or 2^-150 (within it), a subnormal, and coordinates of 1e300: answered, never refused.
-    #[test]
-    fn extreme_coordinates_are_answered() {
-        for tiny in [1e-300, 2f64.powi(-150), 5e-324] {
-            let p = [
-                0.25, 0.25, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, tiny, 0.25, 0.25, -1.0,
-                0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, tiny,
-            ];
-            let (mut toi, mut hit) = (-1.0, 7);
-            let status = unsafe { trocar_ccd_vertex_face(p.as_ptr(), 0.0, &mut toi, &mut hit) };
-            assert_eq!((status, hit), (TROCAR_OK, 1), "tilt {tiny}");
-            assert!((0.0..=0.5).contains(&toi), "tilt {tiny}: {toi}");
-        }
-        let far = [
-            1e300, 0.0, 0.0, 1e300, 1.0, 0.0, -1e300, 1.0, 0.0, -1e300, 0.0, 0.0, -1e300, 0.0, 0.0,
-            1e300, 1.0, 0.0, -1e300, 1.0, 0.0, -1e300, 0.0, 0.0,
-        ];
-        let (mut toi, mut hit) = (-1.0, 7);
-        let status = unsafe { trocar_ccd_edge_edge(far.as_ptr(), 0.0, &mut toi, &mut hit) };
-        assert_eq!(status, TROCAR_OK);
-        assert!(hit <= 1 && (0.0..=1.0).contains(&toi));
-    }
-}
-
 /// Checked by `trocar_query_ccd`, so a def not made by `trocar_default_ccd_def` is refused.
 const CCD_DEF_COOKIE: u32 = 0x7C0C_CD01;
 
@@ -342,4 +198,148 @@ pub unsafe extern "C" fn trocar_ccd_results_contacts(
             write(out_count, c.len() as u32, "out_count")
         }
     })
+}
+
+/// Does a vertex moving linearly come within `min_separation` of a triangle moving (and deforming) linearly
+/// during the step t in [0, 1]? `points`: v, f0, f1, f2 at t = 0, then v, f0, f1, f2 at t = 1 (x, y, z each).
+///
+/// Conservative: `*out_collides = 0` only if, in exact arithmetic on the given doubles, the vertex stays
+/// farther than `min_separation` (Euclidean) from the triangle for the whole step. `1` comes with
+/// `*out_time_of_impact`, a lower bound of the first time it comes that close (none happens earlier); `0` with
+/// 1.0. A reported contact is proven: exactly, with Shewchuk's predicates, when it happens at t = 0 or t = 1
+/// or the face stands still; a clean crossing, or the vertex touching an edge of the face within a plane
+/// perpendicular to a coordinate axis, by interval bounds on the in-plane tests over the stretch of time where
+/// the four points become coplanar; by Miranda's theorem in the search; or, without a separation, for a query
+/// the floating-point search cannot settle within 24 boxes, by an exact decision in integers at the real
+/// roots of the coplanarity cubic (Sturm sequences and Tarski queries, no rounding anywhere). Only where that
+/// decision is left undecided (one that would take more than 400 bisections and guesses, as roots closer
+/// than about 2^-400 would; coordinates spanning more than 2^256, i.e. 1e-60 beside 1), and with a
+/// separation, does the search go on, and may then also report a contact within about 2^-62 times the
+/// largest coordinate of one, or undecided after 4,096 boxes (with a separation: the largest coordinate
+/// difference within 1.001·min_separation).
+///
+/// Time tolerance (min_separation 0): the time reported is the start of a stretch of 2^-20 (about 1e-6) of the
+/// step that holds the proven contact (of two such stretches for one at or near their border), or in which the
+/// two come within √3·2^-20 times the largest coordinate once a contact is known, or (contacts proven exactly
+/// at t = 1 or on a static face) the start of the first stretch where their coplanarity cannot be ruled out.
+/// Motion exactly within a plane perpendicular to a coordinate axis (the eight points share that coordinate)
+/// is decided in that plane: the time is the start of the first such stretch where the in-plane tests cannot
+/// rule a contact out (the face flat, or the contact only touching, for an instant). It is looser only where
+/// coplanarity cannot be ruled out over a longer stretch (other motion within a plane, or within 1e-16 of one)
+/// or the box budget ran out (the earliest time not ruled out). A contact decided exactly is reported at the
+/// start of a stretch of 2^-24 of the step that holds it, or at the instant itself when a bisection of the
+/// step lands on it (1/2, 1/4, ...). Bad input (NULL, NaN/Inf, a negative or non-finite separation) returns an
+/// error and writes nothing.
+///
+/// # Safety
+/// `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_ccd_vertex_face(
+    points: *const f64,
+    min_separation: f64,
+    out_time_of_impact: *mut f64,
+    out_collides: *mut u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        unsafe {
+            primitive(
+                crate::ccd::vertex_face,
+                points,
+                min_separation,
+                out_time_of_impact,
+                out_collides,
+            )
+        }
+    })
+}
+
+/// Do two edges moving linearly come within `min_separation` of each other during the step t in [0, 1]?
+/// `points`: a0, a1, b0, b1 at t = 0, then a0, a1, b0, b1 at t = 1. Same guarantee and outputs as
+/// `trocar_ccd_vertex_face`.
+///
+/// # Safety
+/// `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_ccd_edge_edge(
+    points: *const f64,
+    min_separation: f64,
+    out_time_of_impact: *mut f64,
+    out_collides: *mut u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        unsafe {
+            primitive(
+                crate::ccd::edge_edge,
+                points,
+                min_separation,
+                out_time_of_impact,
+                out_collides,
+            )
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::status::{TROCAR_ERROR_INVALID_ARGUMENT, TROCAR_ERROR_NULL_POINTER, TROCAR_OK};
+
+    #[test]
+    fn answers_and_refusals() {
+        // A vertex falling through a horizontal triangle at t = 0.5.
+        let mut p = [
+            0.25, 1.0, 0.25, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.25, -1.0, 0.25, 0.0,
+            0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+        ];
+        let (mut toi, mut hit) = (-1.0, 7);
+        let call = |p: &[f64; 24], d: f64, toi: &mut f64, hit: &mut u32| unsafe {
+            trocar_ccd_vertex_face(p.as_ptr(), d, toi, hit)
+        };
+        assert_eq!(call(&p, 0.0, &mut toi, &mut hit), TROCAR_OK);
+        assert_eq!(hit, 1);
+        assert!(toi <= 0.5 && toi > 0.49);
+        // Refusals leave the outputs alone.
+        let (mut toi2, mut hit2) = (-1.0, 7);
+        assert_eq!(
+            call(&p, -1.0, &mut toi2, &mut hit2),
+            TROCAR_ERROR_INVALID_ARGUMENT
+        );
+        p[4] = f64::INFINITY;
+        assert_eq!(
+            call(&p, 0.0, &mut toi2, &mut hit2),
+            TROCAR_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!((toi2, hit2), (-1.0, 7));
+        let status = unsafe { trocar_ccd_edge_edge(std::ptr::null(), 0.0, &mut toi2, &mut hit2) };
+        assert_eq!(status, TROCAR_ERROR_NULL_POINTER);
+        let status =
+            unsafe { trocar_ccd_edge_edge(p.as_ptr(), 0.0, &mut toi2, std::ptr::null_mut()) };
+        assert_eq!(status, TROCAR_ERROR_NULL_POINTER);
+    }
+
+    /// Valid but extreme coordinates through the C API: a face tilted by 1e-300 (beyond what the exact decision
+    /// takes on) or 2^-150 (within it), a subnormal, and coordinates of 1e300: answered, never refused.
+    #[test]
+    fn extreme_coordinates_are_answered() {
+        for tiny in [1e-300, 2f64.powi(-150), 5e-324] {
+            let p = [
+                0.25, 0.25, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, tiny, 0.25, 0.25, -1.0,
+                0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, tiny,
+            ];
+            let (mut toi, mut hit) = (-1.0, 7);
+            let status = unsafe { trocar_ccd_vertex_face(p.as_ptr(), 0.0, &mut toi, &mut hit) };
+            assert_eq!((status, hit), (TROCAR_OK, 1), "tilt {tiny}");
+            assert!((0.0..=0.5).contains(&toi), "tilt {tiny}: {toi}");
+        }
+        let far = [
+            1e300, 0.0, 0.0, 1e300, 1.0, 0.0, -1e300, 1.0, 0.0, -1e300, 0.0, 0.0, -1e300, 0.0, 0.0,
+            1e300, 1.0, 0.0, -1e300, 1.0, 0.0, -1e300, 0.0, 0.0,
+        ];
+        let (mut toi, mut hit) = (-1.0, 7);
+        let status = unsafe { trocar_ccd_edge_edge(far.as_ptr(), 0.0, &mut toi, &mut hit) };
+        assert_eq!(status, TROCAR_OK);
+        assert!(hit <= 1 && (0.0..=1.0).contains(&toi));
+    }
 }

@@ -5,14 +5,25 @@
 //! records a readable message for `trocar_last_error_message` on failure. Meshes are named by generational
 //! ids passed by value; contexts, results and trackers are opaque pointers.
 
-pub mod boundary;
-pub mod ccd;
-pub mod context;
-pub mod mesh;
-pub mod pointers;
-pub mod query;
-pub mod results;
-pub mod status;
-pub mod tracker;
+// cbindgen writes the header's constants, types and functions in the order it parses these modules, so they are
+// declared in the order a C user meets them (blank lines keep rustfmt from sorting them).
 pub mod types;
+
+pub mod context;
+
+pub mod mesh;
+
+pub mod query;
+
+pub mod results;
+
+pub mod tracker;
+
+pub mod ccd;
+
+pub mod boundary;
+pub mod status;
+
 pub mod version;
+
+pub mod pointers;
