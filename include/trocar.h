@@ -6,6 +6,9 @@
  *   (trocar_mesh_create), then every simulation step move vertices (trocar_mesh_update_positions)
  *   and ask static or dynamic tool queries into a reused TrocarResults (trocar_query_*), and read
  *   the hits and feedback polygons through trocar_results_hits / trocar_results_feedback.
+ *   This header follows that order: context, mesh, query, results, tracker, CCD, then statuses and
+ *   version. Each function says what it does, then one line per pointer argument (may it be NULL, how
+ *   long, how long it is used, written only on success), then the statuses it returns.
  *
  * Backends
  *   TROCAR_BACKEND_CPU runs on a thread pool. TROCAR_BACKEND_GPU runs the same clip-select as wgpu
@@ -45,7 +48,8 @@
  * Errors
  *   Every call that can fail returns a TrocarStatus; TROCAR_OK is 0. Out-parameters are written only
  *   on success. trocar_last_error_message gives the calling thread's last failure in words. A
- *   rejected call changes nothing: the mesh stays exactly as it was. No panic crosses this boundary.
+ *   rejected call changes nothing: the mesh stays exactly as it was. No panic crosses this boundary:
+ *   any call may also return TROCAR_ERROR_PANIC (a trocar bug), which the per-function lists leave out.
  *
  * Thread safety (the rules of record; README.md, "Thread safety", gives the overview)
  *   - A TrocarContext may be used from several threads at once: queries, mesh uploads, updates,
@@ -562,50 +566,88 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * The default context def: `TROCAR_BACKEND_AUTO`, one CPU thread per core.
+ * The default context def.
+ *
+ * `TROCAR_BACKEND_AUTO`, one CPU thread per core, no software GPU. Start from it and change the fields you need:
+ * `trocar_context_create` refuses a def not made here.
+ *
+ * # Returns
+ * The def (cannot fail).
  */
 struct TrocarContextDef trocar_default_context_def(void);
 
 /**
- * Creates a context; `*out` is written only on success.
+ * Creates a context.
+ *
+ * A context owns a backend and the meshes uploaded to it; results objects, trackers and CCD results are created
+ * on it.
  *
  * # Safety
- * `def` must be NULL or point to a `TrocarContextDef`; `out` must be NULL or writable.
+ * - `def`: a def from `trocar_default_context_def`, read during the call only; not NULL.
+ * - `out`: receives the new context; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER` (NULL `def` or `out`); `TROCAR_ERROR_INVALID_ARGUMENT` (a def not
+ * made by `trocar_default_context_def`, an unknown backend, a misaligned pointer);
+ * `TROCAR_ERROR_BACKEND_UNAVAILABLE` (`TROCAR_BACKEND_GPU` with no usable GPU); `TROCAR_ERROR_OUT_OF_MEMORY`.
  */
-TrocarStatus trocar_context_create(const struct TrocarContextDef *def, struct TrocarContext **out);
+TrocarStatus trocar_context_create(const struct TrocarContextDef *def,
+                                   struct TrocarContext **out);
 
 /**
- * Destroys a context and its meshes; NULL is a no-op. Results objects stay valid (but useless).
+ * Destroys a context and its meshes.
+ *
+ * Results objects, CCD results and trackers of the context stay valid but useless: they can only be destroyed
+ * (a tracker's calls return `TROCAR_ERROR_STALE_HANDLE`).
  *
  * # Safety
- * `ctx` must be NULL or a live context no other thread is using.
+ * - `ctx`: a live context no other thread is using, or NULL (a no-op).
  */
 void trocar_context_destroy(struct TrocarContext *ctx);
 
 /**
- * The backend the context runs on (`TROCAR_BACKEND_AUTO` only for a NULL or invalid context).
+ * The backend a context runs on.
+ *
+ * `TROCAR_BACKEND_CPU` or `TROCAR_BACKEND_GPU`; after a lost GPU device, the CPU.
  *
  * # Safety
- * `ctx` must be NULL or a live context.
+ * - `ctx`: a live context, or NULL.
+ *
+ * # Returns
+ * The backend; `TROCAR_BACKEND_AUTO` only for a NULL or invalid context.
  */
 TrocarBackend trocar_context_backend(const struct TrocarContext *ctx);
 
 /**
- * Copies the name of the context's device into `buf` (NUL-terminated, truncated to `capacity - 1` bytes)
- * and returns the name's full length; 0 for a NULL or invalid context.
+ * The name of a context's device, as text.
+ *
+ * Copies the name into `buf`, NUL-terminated and truncated to `capacity - 1` bytes.
  *
  * # Safety
- * `ctx` must be NULL or a live context; `buf` NULL or `capacity` writable bytes.
+ * - `ctx`: a live context, or NULL.
+ * - `buf`: `capacity` writable bytes, or NULL to ask for the length only.
+ *
+ * # Returns
+ * The name's full length in bytes (without the NUL); 0 for a NULL or invalid context.
  */
-size_t trocar_context_device_name(const struct TrocarContext *ctx,
-                                  char *buf,
-                                  size_t capacity);
+size_t trocar_context_device_name(const struct TrocarContext *ctx, char *buf, size_t capacity);
 
 /**
- * Uploads a mesh: `vertex_count` xyz positions and `triangle_count` index triples; `*out` gets its id.
+ * Uploads a mesh.
+ *
+ * Copies `vertex_count` positions and `triangle_count` index triples into the context; `*out` gets the new mesh's
+ * id.
  *
  * # Safety
- * Pointers must be NULL or valid for the given counts; `ctx` a live context.
+ * - `ctx`: a live context.
+ * - `positions_xyz`: `3 * vertex_count` floats, read during the call only; NULL only when `vertex_count` is 0.
+ * - `indices`: `3 * triangle_count` values, read during the call only; NULL only when `triangle_count` is 0.
+ * - `out`: receives the id; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a coordinate NaN, infinite or beyond
+ * `TROCAR_MAX_COORDINATE`, a misaligned pointer, a wrong context); `TROCAR_ERROR_OUT_OF_RANGE` (an index
+ * past the vertices); `TROCAR_ERROR_OUT_OF_MEMORY`.
  */
 TrocarStatus trocar_mesh_create(struct TrocarContext *ctx,
                                 const float *positions_xyz,
@@ -615,10 +657,21 @@ TrocarStatus trocar_mesh_create(struct TrocarContext *ctx,
                                 struct TrocarMeshId *out);
 
 /**
- * Moves vertices `first_vertex .. first_vertex + vertex_count` to new positions; all or nothing.
+ * Moves some of a mesh's vertices.
+ *
+ * Vertices `first_vertex .. first_vertex + vertex_count` get new positions; all or nothing. A later
+ * `trocar_query_ccd` sees the vertices move from where they were before the first update since a CCD query
+ * last read the mesh.
  *
  * # Safety
- * `positions_xyz` must hold `3 * vertex_count` floats; `ctx` a live context.
+ * - `ctx`: a live context.
+ * - `positions_xyz`: `3 * vertex_count` floats, read during the call only; NULL only when `vertex_count` is 0.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a coordinate NaN, infinite or beyond
+ * `TROCAR_MAX_COORDINATE`, a misaligned pointer, a foreign id); `TROCAR_ERROR_OUT_OF_RANGE` (vertices past the
+ * mesh's); `TROCAR_ERROR_STALE_HANDLE` (a destroyed mesh); `TROCAR_ERROR_OUT_OF_MEMORY`. A refused call leaves
+ * the mesh as it was.
  */
 TrocarStatus trocar_mesh_update_positions(struct TrocarContext *ctx,
                                           struct TrocarMeshId mesh,
@@ -627,15 +680,22 @@ TrocarStatus trocar_mesh_update_positions(struct TrocarContext *ctx,
                                           uint32_t vertex_count);
 
 /**
- * Replaces the mesh's triangles (topology change, e.g. after cutting); all or nothing. With trackers attached
- * their adjacency is updated where the list changed: remove a triangle by moving the last one into its slot
- * (as SOFA does) and every other triangle keeps its index, so a local cut costs what it changed plus a copy;
- * a list in which over an eighth of the slots changed is rebuilt in O(triangles); each component's winding is
- * decided again in O(triangles) (see `trocar_tracker_create`). A tracker's strip read after this call and
- * before its next update is empty (see `trocar_tracker_strip`).
+ * Replaces a mesh's triangles (a topology change, e.g. after cutting).
+ *
+ * All or nothing. With trackers attached their adjacency is updated where the list changed: remove a triangle by
+ * moving the last one into its slot (as SOFA does) and every other triangle keeps its index, so a local cut costs
+ * what it changed plus a copy; a list in which over an eighth of the slots changed is rebuilt in O(triangles);
+ * each component's winding is decided again in O(triangles) (see `trocar_tracker_create`). A tracker's strip
+ * read after this call and before its next update is empty (see `trocar_tracker_strip`).
  *
  * # Safety
- * `indices` must hold `3 * triangle_count` values; `ctx` a live context.
+ * - `ctx`: a live context.
+ * - `indices`: `3 * triangle_count` values, read during the call only; NULL only when `triangle_count` is 0.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned pointer, a foreign id);
+ * `TROCAR_ERROR_OUT_OF_RANGE` (an index past the vertices); `TROCAR_ERROR_STALE_HANDLE`;
+ * `TROCAR_ERROR_OUT_OF_MEMORY`. A refused call leaves the mesh as it was.
  */
 TrocarStatus trocar_mesh_set_triangles(struct TrocarContext *ctx,
                                        struct TrocarMeshId mesh,
@@ -643,18 +703,30 @@ TrocarStatus trocar_mesh_set_triangles(struct TrocarContext *ctx,
                                        uint32_t triangle_count);
 
 /**
- * Destroys a mesh; its id becomes stale (`TROCAR_ERROR_STALE_HANDLE` from then on).
+ * Destroys a mesh.
+ *
+ * Its id becomes stale: every later call with it returns `TROCAR_ERROR_STALE_HANDLE`.
  *
  * # Safety
- * `ctx` must be a live context.
+ * - `ctx`: a live context.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a foreign or null id);
+ * `TROCAR_ERROR_STALE_HANDLE` (already destroyed).
  */
 TrocarStatus trocar_mesh_destroy(struct TrocarContext *ctx, struct TrocarMeshId mesh);
 
 /**
- * Writes the mesh's vertex and triangle counts (either out-pointer may be NULL).
+ * A mesh's vertex and triangle counts.
  *
  * # Safety
- * `ctx` must be a live context; out-pointers NULL or writable.
+ * - `ctx`: a live context.
+ * - `out_vertex_count`: receives the vertex count; may be NULL; written only on success.
+ * - `out_triangle_count`: receives the triangle count; may be NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER` (NULL `ctx`); `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned pointer, a
+ * foreign id); `TROCAR_ERROR_STALE_HANDLE`.
  */
 TrocarStatus trocar_mesh_counts(const struct TrocarContext *ctx,
                                 struct TrocarMeshId mesh,
@@ -662,11 +734,19 @@ TrocarStatus trocar_mesh_counts(const struct TrocarContext *ctx,
                                 uint32_t *out_triangle_count);
 
 /**
- * Copies vertices `first_vertex .. first_vertex + vertex_count` into `out_xyz` (3 floats each). A NULL
- * `out_xyz` with a nonzero count, or one not aligned for `float`, is refused and nothing is written.
+ * Reads some of a mesh's vertex positions.
+ *
+ * Copies vertices `first_vertex .. first_vertex + vertex_count` into `out_xyz`, 3 floats each.
  *
  * # Safety
- * `out_xyz` must have room for `3 * vertex_count` floats; `ctx` a live context.
+ * - `ctx`: a live context.
+ * - `out_xyz`: room for `3 * vertex_count` floats, aligned for `float`; NULL only when `vertex_count` is 0;
+ *   written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned pointer, a foreign id);
+ * `TROCAR_ERROR_OUT_OF_RANGE` (vertices past the mesh's); `TROCAR_ERROR_STALE_HANDLE`. A refused call writes
+ * nothing.
  */
 TrocarStatus trocar_mesh_read_positions(const struct TrocarContext *ctx,
                                         struct TrocarMeshId mesh,
@@ -675,15 +755,32 @@ TrocarStatus trocar_mesh_read_positions(const struct TrocarContext *ctx,
                                         uint32_t vertex_count);
 
 /**
- * A query with every field zero except `volume = TROCAR_VOLUME_CAPSULE` (fill in mesh and tool).
+ * A query to fill in.
+ *
+ * Every field zero except `volume = TROCAR_VOLUME_CAPSULE`; set its mesh and tool.
+ *
+ * # Returns
+ * The query (cannot fail).
  */
 struct TrocarQuery trocar_default_query(void);
 
 /**
- * Which triangles does the tool at rest touch? Answers go to query 0 of `results`.
+ * Which triangles does the tool at rest touch?
+ *
+ * Runs one static query; its answers go to query 0 of `results` (`trocar_results_hits`,
+ * `trocar_results_feedback`).
  *
  * # Safety
- * `ctx` and `results` must be live; `tool` NULL or valid; `results` used by no other thread.
+ * - `ctx`: a live context.
+ * - `tool`: the tool pose, read during the call only; not NULL.
+ * - `results`: a live results object of `ctx`, used by no other thread; on failure it keeps its previous
+ *   contents.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a bad tool: NaN/Inf, radius <= 0,
+ * entry == tip; an unknown volume; a foreign id or results object); `TROCAR_ERROR_STALE_HANDLE`;
+ * `TROCAR_ERROR_PENDING` (`results` has a batch in flight); `TROCAR_ERROR_DEVICE_LOST` (ask again: the context
+ * now runs on the CPU); `TROCAR_ERROR_OUT_OF_MEMORY`.
  */
 TrocarStatus trocar_query_static(const struct TrocarContext *ctx,
                                  struct TrocarMeshId mesh,
@@ -692,10 +789,17 @@ TrocarStatus trocar_query_static(const struct TrocarContext *ctx,
                                  struct TrocarResults *results);
 
 /**
- * Which triangles does the tool touch while its tip moves linearly to `new_tip`? Answers go to query 0.
+ * Which triangles does the tool touch while its tip moves to `new_tip`?
+ *
+ * Runs one dynamic query (the tip moves linearly from `tool->tip` to `new_tip` over the step); its answers go to
+ * query 0 of `results`.
  *
  * # Safety
- * As `trocar_query_static`; `new_tip` NULL or 3 floats.
+ * - `ctx`, `tool`, `results`: as `trocar_query_static`.
+ * - `new_tip`: 3 floats, read during the call only; not NULL.
+ *
+ * # Returns
+ * As `trocar_query_static`.
  */
 TrocarStatus trocar_query_dynamic(const struct TrocarContext *ctx,
                                   struct TrocarMeshId mesh,
@@ -705,11 +809,18 @@ TrocarStatus trocar_query_dynamic(const struct TrocarContext *ctx,
                                   struct TrocarResults *results);
 
 /**
- * Runs `count` queries (many tools × meshes) at once, in one GPU submission; query `i`'s answers are at
- * index `i` of `results`.
+ * Runs many queries (many tools × meshes) at once.
+ *
+ * One GPU submission on the GPU backend; query `i`'s answers are at index `i` of `results`.
  *
  * # Safety
- * `queries` must hold `count` queries; `ctx`, `results` live; `results` used by no other thread.
+ * - `ctx`: a live context.
+ * - `queries`: `count` queries, read during the call only; NULL only when `count` is 0.
+ * - `results`: a live results object of `ctx`, used by no other thread; on failure it keeps its previous contents
+ *   (a backend failure after submission leaves it empty).
+ *
+ * # Returns
+ * As `trocar_query_static`; a refused query's message names its index.
  */
 TrocarStatus trocar_query_batch(const struct TrocarContext *ctx,
                                 const struct TrocarQuery *queries,
@@ -717,12 +828,17 @@ TrocarStatus trocar_query_batch(const struct TrocarContext *ctx,
                                 struct TrocarResults *results);
 
 /**
- * Starts a batch like `trocar_query_batch` but returns once it is submitted, so the caller can step its
- * physics meanwhile; `trocar_results_wait` collects it. The answers describe the meshes at submission. On the
- * CPU backend the work is done here and the wait returns at once.
+ * Starts a batch and returns without waiting for it.
+ *
+ * As `trocar_query_batch`, but returns once the batch is submitted, so the caller can step its physics meanwhile;
+ * `trocar_results_wait` collects it. The answers describe the meshes at submission. On the CPU backend the work
+ * is done here and the wait returns at once.
  *
  * # Safety
- * `queries` must hold `count` queries; `ctx`, `results` live; `results` used by no other thread.
+ * As `trocar_query_batch`.
+ *
+ * # Returns
+ * As `trocar_query_batch`.
  */
 TrocarStatus trocar_query_submit(const struct TrocarContext *ctx,
                                  const struct TrocarQuery *queries,
@@ -732,34 +848,56 @@ TrocarStatus trocar_query_submit(const struct TrocarContext *ctx,
 /**
  * Creates an empty results object for queries on `ctx`.
  *
- * # Safety
- * `ctx` must be a live context; `out` NULL or writable.
- */
-TrocarStatus trocar_results_create(const struct TrocarContext *ctx, struct TrocarResults **out);
-
-/**
- * Destroys a results object; NULL is a no-op. Views into it become invalid.
+ * Reuse it across steps: each query overwrites it.
  *
  * # Safety
- * `results` must be NULL or a live results object no other thread is using.
+ * - `ctx`: a live context.
+ * - `out`: receives the results object; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer).
+ */
+TrocarStatus trocar_results_create(const struct TrocarContext *ctx,
+                                   struct TrocarResults **out);
+
+/**
+ * Destroys a results object.
+ *
+ * Views into it (hits, feedback) become invalid. It may outlive its context.
+ *
+ * # Safety
+ * - `results`: a live results object no other thread is using, or NULL (a no-op).
  */
 void trocar_results_destroy(struct TrocarResults *results);
 
 /**
- * Number of queries the last run answered (`TROCAR_ERROR_PENDING` while a submitted batch is in flight).
+ * The number of queries the last run into a results object answered.
  *
  * # Safety
- * `results` must be a live results object; `out_count` writable.
+ * - `results`: a live results object.
+ * - `out_count`: receives the count; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer);
+ * `TROCAR_ERROR_PENDING` (a submitted batch is in flight).
  */
 TrocarStatus trocar_results_query_count(const struct TrocarResults *results,
                                         uint32_t *out_count);
 
 /**
- * A view of query `query_index`'s hits, sorted by triangle; NULL with count 0 when there are none. Valid until
- * the results object is queried again or destroyed.
+ * The hits of one query.
+ *
+ * A view of query `query_index`'s hits, sorted by triangle; NULL with count 0 when there are none.
  *
  * # Safety
- * `results` must be a live results object; out-pointers writable.
+ * - `results`: a live results object.
+ * - `out_hits`: receives the view, valid until the next query into `results` or its destruction; not NULL;
+ *   written only on success.
+ * - `out_count`: receives the number of hits; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer);
+ * `TROCAR_ERROR_OUT_OF_RANGE` (`query_index` past the queries answered); `TROCAR_ERROR_PENDING`.
  */
 TrocarStatus trocar_results_hits(const struct TrocarResults *results,
                                  uint32_t query_index,
@@ -767,11 +905,19 @@ TrocarStatus trocar_results_hits(const struct TrocarResults *results,
                                  uint32_t *out_count);
 
 /**
- * A view of query `query_index`'s feedback polygons: `*out_vertex_count` xyz triples, back to back, each hit's
- * polygon at `feedback_first`. NULL with count 0 when empty. Valid until the next query or destruction.
+ * The feedback polygons of one query.
+ *
+ * A view of query `query_index`'s polygons: `*out_vertex_count` xyz triples, back to back, each hit's polygon at
+ * its `feedback_first`. NULL with count 0 when empty.
  *
  * # Safety
- * `results` must be a live results object; out-pointers writable.
+ * - `results`: a live results object.
+ * - `out_xyz`: receives the view, valid until the next query into `results` or its destruction; not NULL;
+ *   written only on success.
+ * - `out_vertex_count`: receives the number of vertices; not NULL; written only on success.
+ *
+ * # Returns
+ * As `trocar_results_hits`.
  */
 TrocarStatus trocar_results_feedback(const struct TrocarResults *results,
                                      uint32_t query_index,
@@ -779,42 +925,69 @@ TrocarStatus trocar_results_feedback(const struct TrocarResults *results,
                                      uint32_t *out_vertex_count);
 
 /**
- * Waits for the batch `trocar_query_submit` started on `results` and makes its views readable; returns
- * `TROCAR_OK` at once when nothing is in flight. On `TROCAR_ERROR_DEVICE_LOST` the context has switched to the
- * CPU backend: submit again.
+ * Collects a submitted batch.
+ *
+ * Waits for the batch `trocar_query_submit` started on `results` and makes its views readable; returns `TROCAR_OK`
+ * at once when nothing is in flight.
  *
  * # Safety
- * `ctx` and `results` must be live; `results` used by no other thread.
+ * - `ctx`: the live context the batch was submitted on.
+ * - `results`: a live results object, used by no other thread (it may be handed to another thread than the
+ *   submit's).
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a wrong pointer, a foreign results
+ * object); `TROCAR_ERROR_DEVICE_LOST` (the context has switched to the CPU backend: submit again);
+ * `TROCAR_ERROR_RESULTS_OVERFLOW` (submit again); `TROCAR_ERROR_OUT_OF_MEMORY`.
  */
 TrocarStatus trocar_results_wait(const struct TrocarContext *ctx,
                                  struct TrocarResults *results);
 
 /**
- * Writes 1 to `*out_pending` while `results` holds a submitted batch not yet collected, else 0.
+ * Whether a results object holds a submitted batch not yet collected.
  *
  * # Safety
- * `results` must be a live results object; `out_pending` writable.
+ * - `results`: a live results object.
+ * - `out_pending`: receives 1 while a batch is in flight, else 0; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer).
  */
-TrocarStatus trocar_results_is_pending(const struct TrocarResults *results, uint32_t *out_pending);
+TrocarStatus trocar_results_is_pending(const struct TrocarResults *results,
+                                       uint32_t *out_pending);
 
 /**
- * The default tracker def: 4 segments, closest strips of up to 32 triangles.
+ * The default tracker def.
+ *
+ * 4 segments, closest strips of up to 32 triangles. `trocar_tracker_create` refuses a def not made here.
+ *
+ * # Returns
+ * The def (cannot fail).
  */
 struct TrocarTrackerDef trocar_default_tracker_def(void);
 
 /**
- * Creates a tracker of `mesh`; `*out` is written only on success. The mesh then keeps a lock-free copy of its
- * positions and its adjacency up to date for its trackers (built here, in O(triangles)). Inside and outside
- * do not depend on the winding: each closed, consistently oriented component of the mesh (triangles joined
- * through shared edges) counts as wound inward when its signed volume, on the positions current when its
- * triangles are set (here for the first tracker of the mesh, and at each `trocar_mesh_set_triangles`), is
- * negative, and its face normals are then read turned over. A component that is not closed (a cut organ, a
- * membrane) keeps the winding decided for it before the re-triangulation that opened it, by a majority of
- * its triangles that kept their slot; one never decided (created open, or with no slot kept) counts as
- * wound: its outside is the side its face normals point to, the corners counter-clockwise seen from there.
+ * Creates a haptic tracker of a mesh.
+ *
+ * The mesh then keeps a lock-free copy of its positions and its adjacency up to date for its trackers (built
+ * here, in O(triangles)). Inside and outside do not depend on the winding: each closed, consistently oriented
+ * component of the mesh (triangles joined through shared edges) counts as wound inward when its signed volume,
+ * on the positions current when its triangles are set (here for the first tracker of the mesh, and at each
+ * `trocar_mesh_set_triangles`), is negative, and its face normals are then read turned over. A component that is
+ * not closed (a cut organ, a membrane) keeps the winding decided for it before the re-triangulation that opened
+ * it, by a majority of its triangles that kept their slot; one never decided (created open, or with no slot
+ * kept) counts as wound: its outside is the side its face normals point to, the corners counter-clockwise seen
+ * from there (docs/haptic.md, "Degenerate cases").
  *
  * # Safety
- * `ctx` must be a live context; `def` NULL or a `TrocarTrackerDef`; `out` NULL or writable.
+ * - `ctx`: a live context.
+ * - `def`: a def from `trocar_default_tracker_def`, read during the call only; not NULL.
+ * - `out`: receives the tracker; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a def not made by
+ * `trocar_default_tracker_def`, a segment count or strip length out of its bounds, a misaligned pointer, a
+ * foreign id); `TROCAR_ERROR_STALE_HANDLE`; `TROCAR_ERROR_OUT_OF_MEMORY`.
  */
 TrocarStatus trocar_tracker_create(struct TrocarContext *ctx,
                                    struct TrocarMeshId mesh,
@@ -822,21 +995,31 @@ TrocarStatus trocar_tracker_create(struct TrocarContext *ctx,
                                    struct TrocarTracker **out);
 
 /**
- * Destroys a tracker; NULL is a no-op. Strip views into it become invalid.
+ * Destroys a tracker.
+ *
+ * Strip views into it become invalid. It may outlive its mesh and context.
  *
  * # Safety
- * `tracker` must be NULL or a live tracker no other thread is using.
+ * - `tracker`: a live tracker no other thread is using, or NULL (a no-op).
  */
 void trocar_tracker_destroy(struct TrocarTracker *tracker);
 
 /**
- * Moves the tool to `*tool` and writes one contact per segment (`segment_count` of them, 0 when the mesh has
- * no triangle) to `out`, which has room for `capacity`; `*out_count` gets the number written. Never waits for
- * the mesh's lock, a mesh update or a GPU query.
+ * Moves a tracker's tool and gives one contact per segment (haptic thread, every ms).
+ *
+ * Writes `segment_count` contacts (0 when the mesh has no triangle). Never waits for the mesh's lock, a mesh
+ * update or a GPU query.
  *
  * # Safety
- * `tracker` must be live; `tool` NULL or valid; `out` NULL or room for `capacity` contacts; `out_count` NULL
- * or writable.
+ * - `tracker`: a live tracker, updated by one thread at a time.
+ * - `tool`: the tool pose, read during the call only; not NULL.
+ * - `out`: room for `capacity` contacts; not NULL; written only on success.
+ * - `out_count`: receives the number of contacts written; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a bad tool, a misaligned pointer,
+ * another thread updating or reading the tracker); `TROCAR_ERROR_OUT_OF_RANGE` (`capacity` below the segment
+ * count); `TROCAR_ERROR_STALE_HANDLE` (the mesh was destroyed).
  */
 TrocarStatus trocar_tracker_update(struct TrocarTracker *tracker,
                                    const struct TrocarTool *tool,
@@ -845,23 +1028,30 @@ TrocarStatus trocar_tracker_update(struct TrocarTracker *tracker,
                                    uint32_t *out_count);
 
 /**
- * A view of segment `segment`'s closest strip from the last update: every strip triangle checked exactly
- * against the segment, one `TrocarContact` each (empty, NULL with count 0, when the segment was not in
- * contact); the first is the segment's own closest triangle (the contact's while the segment is apart from the
- * surface; one it crosses when it is inside, where the contact is the deepest end point's). The checks run at
- * the first call after an update (an update alone does not pay for them), on the positions current then:
- * the update's, unless `trocar_mesh_update_positions` ran since. A strip contact's distance is signed for its
- * triangle alone: negative when the segment lies behind that triangle or crosses it with an end point behind
- * it (how far past it the tool reached), never negative while the segment's own contact says it is outside.
- * Empty (NULL, count 0, `TROCAR_OK`) when `trocar_mesh_set_triangles` replaced the mesh's triangles after the
- * last update, until the next update: a strip's triangles are indices into the list that update saw, and they
- * change meaning with the new list (an update takes the new list over). So a strip's triangles always index
- * the list current when this call was made (a re-triangulation on another thread meanwhile or after it is
- * the caller's to order).
- * Valid until the next update of this tracker or its destruction.
+ * One segment's closest strip from the last update, each triangle checked exactly.
+ *
+ * One `TrocarContact` per strip triangle; empty (NULL, count 0) when the segment was not in contact. The first is
+ * the segment's own closest triangle (the contact's while the segment is apart from the surface; one it crosses
+ * when it is inside, where the contact is the deepest end point's). The checks run at the first call after an
+ * update (an update alone does not pay for them), on the positions current then: the update's, unless
+ * `trocar_mesh_update_positions` ran since. A strip contact's distance is signed for its triangle alone:
+ * negative when the segment lies behind that triangle or crosses it with an end point behind it (how far past it
+ * the tool reached), never negative while the segment's own contact says it is outside. Empty (NULL, count 0,
+ * `TROCAR_OK`) when `trocar_mesh_set_triangles` replaced the mesh's triangles after the last update, until the
+ * next update: a strip's triangles are indices into the list that update saw, and they change meaning with the
+ * new list (an update takes the new list over). So a strip's triangles always index the list current when this
+ * call was made (a re-triangulation on another thread meanwhile or after it is the caller's to order).
  *
  * # Safety
- * `tracker` must be live; out-pointers NULL or writable.
+ * - `tracker`: a live tracker, used by the updating thread.
+ * - `out_contacts`: receives the view, valid until the next update of this tracker or its destruction; not NULL;
+ *   written only on success.
+ * - `out_count`: receives the number of contacts; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned pointer, another thread
+ * updating or reading the tracker); `TROCAR_ERROR_OUT_OF_RANGE` (`segment` past the segment count);
+ * `TROCAR_ERROR_STALE_HANDLE` (the mesh was destroyed).
  */
 TrocarStatus trocar_tracker_strip(const struct TrocarTracker *tracker,
                                   uint32_t segment,
@@ -869,60 +1059,78 @@ TrocarStatus trocar_tracker_strip(const struct TrocarTracker *tracker,
                                   uint32_t *out_count);
 
 /**
- * Offers the hits of query `query_index` of `results` (a clip-select query on the tracker's mesh, e.g. a
- * static capsule query with the current tool, run every simulation step) as starting points for the next
- * update: a dynamic point trapped in a local minimum moves to a closer hit. May be called on another thread
- * than the updates, concurrently with them.
+ * Offers a query's hits as starting points for a tracker's next update.
+ *
+ * Give it query `query_index` of `results`, a clip-select query on the tracker's mesh (e.g. a static capsule
+ * query with the current tool, run every simulation step): a dynamic point trapped in a local minimum moves to a
+ * closer hit. May be called on another thread than the updates, concurrently with them.
  *
  * # Safety
- * `tracker` and `results` must be live; `results` not written by another thread meanwhile.
+ * - `tracker`: a live tracker.
+ * - `results`: a live results object, not written by another thread meanwhile; read during the call only.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a wrong pointer, results of another
+ * context, a query on another mesh); `TROCAR_ERROR_OUT_OF_RANGE` (`query_index` past the queries answered);
+ * `TROCAR_ERROR_PENDING` (`results` has a batch in flight).
  */
 TrocarStatus trocar_tracker_reseed(struct TrocarTracker *tracker,
                                    const struct TrocarResults *results,
                                    uint32_t query_index);
 
 /**
- * The default def: no separation, edge-edge tests on.
+ * The default CCD def.
+ *
+ * No separation, edge-edge tests on, `TROCAR_CCD_CULLING_BVH`. `trocar_query_ccd` refuses a def not made here.
+ *
+ * # Returns
+ * The def (cannot fail).
  */
 struct TrocarCcdDef trocar_default_ccd_def(void);
 
 /**
- * Creates an empty results object for `trocar_query_ccd` on `ctx`.
+ * Creates an empty CCD results object for `trocar_query_ccd` on `ctx`.
  *
  * # Safety
- * `ctx` must be a live context; `out` NULL or writable.
+ * - `ctx`: a live context.
+ * - `out`: receives the results object; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer).
  */
 TrocarStatus trocar_ccd_results_create(const struct TrocarContext *ctx,
                                        struct TrocarCcdResults **out);
 
 /**
- * Destroys a CCD results object; NULL is a no-op. Views into it become invalid.
+ * Destroys a CCD results object.
+ *
+ * Views into it become invalid.
  *
  * # Safety
- * `results` must be NULL or a live CCD results object no other thread is using.
+ * - `results`: a live CCD results object no other thread is using, or NULL (a no-op).
  */
 void trocar_ccd_results_destroy(struct TrocarCcdResults *results);
 
 /**
- * Every contact between meshes `mesh_a` and `mesh_b` during the step: each vertex moves linearly from where
- * it was before the first `trocar_mesh_update_positions` since a CCD query last read the mesh to where it is
- * now (a vertex no update touched stands still). Whole-mesh swept boxes, then per-primitive swept boxes
- * (`def.culling`: a bounding-volume hierarchy by default; an unknown value is refused), then the conservative
- * primitive tests of
- * `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
- * On error `results` keeps its previous contents.
+ * Every contact between two meshes over the step (continuous collision detection).
  *
- * Every vertex (in a triangle or not) is tested against every triangle of the other mesh, and every edge of
- * A against every edge of B, each edge once however many triangles share it. A triangle with a repeated
- * index ({a, a, b}, {a, b, a}, {a, a, a}) takes part as the segment or point it spans: a vertex meeting it is
- * a `TROCAR_CCD_VERTEX_FACE` / `TROCAR_CCD_FACE_VERTEX` contact naming that triangle, and its edge {a, b} is
- * an edge like any other. Its zero-length edge {a, a} is not tested, so no edge-edge contact names one:
- * whatever that point meets (an edge or a point of the other mesh), the vertex-face test of a against the
- * triangles holding that edge or point reports, with a time that is a lower bound of that meeting too. Two
- * points {a, a, a} and {w, w, w} meeting give a vertex-face and a face-vertex contact.
+ * Each vertex moves linearly from where it was before the first `trocar_mesh_update_positions` since a CCD query
+ * last read the mesh to where it is now (a vertex no update touched stands still). Whole-mesh swept boxes, then
+ * per-primitive swept boxes (`def->culling`), then the conservative primitive tests of `trocar_ccd_vertex_face`
+ * / `trocar_ccd_edge_edge`: every vertex (in a triangle or not) against every triangle of the other mesh,
+ * every edge of A against every edge of B, each edge once. Triangles with a repeated index take part as the
+ * segment or point they span: see docs/ccd.md, "Degenerate input".
  *
  * # Safety
- * `ctx`, `results` live; `def` NULL or valid; `results` used by no other thread.
+ * - `ctx`: a live context.
+ * - `def`: a def from `trocar_default_ccd_def`, read during the call only; not NULL.
+ * - `results`: a live CCD results object of `ctx`, used by no other thread; on failure it keeps its previous
+ *   contacts.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (the same mesh twice: no
+ * self-collision; a def not made by `trocar_default_ccd_def`, an unknown culling, a negative or non-finite
+ * separation, a foreign id or results object, a misaligned pointer); `TROCAR_ERROR_STALE_HANDLE`.
  */
 TrocarStatus trocar_query_ccd(const struct TrocarContext *ctx,
                               struct TrocarMeshId mesh_a,
@@ -931,50 +1139,42 @@ TrocarStatus trocar_query_ccd(const struct TrocarContext *ctx,
                               struct TrocarCcdResults *results);
 
 /**
- * A view of the contacts of the last `trocar_query_ccd`, sorted by time of impact; NULL with count 0 when
- * there are none. Valid until the next query into `results` or its destruction.
+ * The contacts of the last `trocar_query_ccd`.
+ *
+ * A view sorted by time of impact; NULL with count 0 when there are none.
  *
  * # Safety
- * `results` must be a live CCD results object; out-pointers writable.
+ * - `results`: a live CCD results object.
+ * - `out_contacts`: receives the view, valid until the next query into `results` or its destruction; not NULL;
+ *   written only on success.
+ * - `out_count`: receives the number of contacts; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer).
  */
 TrocarStatus trocar_ccd_results_contacts(const struct TrocarCcdResults *results,
                                          const struct TrocarCcdContact **out_contacts,
                                          uint32_t *out_count);
 
 /**
- * Does a vertex moving linearly come within `min_separation` of a triangle moving (and deforming) linearly
- * during the step t in [0, 1]? `points`: v, f0, f1, f2 at t = 0, then v, f0, f1, f2 at t = 1 (x, y, z each).
+ * Does a moving vertex come within `min_separation` of a moving triangle during the step?
  *
- * Conservative: `*out_collides = 0` only if, in exact arithmetic on the given doubles, the vertex stays
- * farther than `min_separation` (Euclidean) from the triangle for the whole step. `1` comes with
- * `*out_time_of_impact`, a lower bound of the first time it comes that close (none happens earlier); `0` with
- * 1.0. A reported contact is proven: exactly, with Shewchuk's predicates, when it happens at t = 0 or t = 1
- * or the face stands still; a clean crossing, or the vertex touching an edge of the face within a plane
- * perpendicular to a coordinate axis, by interval bounds on the in-plane tests over the stretch of time where
- * the four points become coplanar; by Miranda's theorem in the search; or, without a separation, for a query
- * the floating-point search cannot settle within 24 boxes, by an exact decision in integers at the real
- * roots of the coplanarity cubic (Sturm sequences and Tarski queries, no rounding anywhere). Only where that
- * decision is left undecided (one that would take more than 400 bisections and guesses, as roots closer
- * than about 2^-400 would; coordinates spanning more than 2^256, i.e. 1e-60 beside 1), and with a
- * separation, does the search go on, and may then also report a contact within about 2^-62 times the
- * largest coordinate of one, or undecided after 4,096 boxes (with a separation: the largest coordinate
- * difference within 1.001·min_separation).
- *
- * Time tolerance (min_separation 0): the time reported is the start of a stretch of 2^-20 (about 1e-6) of the
- * step that holds the proven contact (of two such stretches for one at or near their border), or in which the
- * two come within √3·2^-20 times the largest coordinate once a contact is known, or (contacts proven exactly
- * at t = 1 or on a static face) the start of the first stretch where their coplanarity cannot be ruled out.
- * Motion exactly within a plane perpendicular to a coordinate axis (the eight points share that coordinate)
- * is decided in that plane: the time is the start of the first such stretch where the in-plane tests cannot
- * rule a contact out (the face flat, or the contact only touching, for an instant). It is looser only where
- * coplanarity cannot be ruled out over a longer stretch (other motion within a plane, or within 1e-16 of one)
- * or the box budget ran out (the earliest time not ruled out). A contact decided exactly is reported at the
- * start of a stretch of 2^-24 of the step that holds it, or at the instant itself when a bisection of the
- * step lands on it (1/2, 1/4, ...). Bad input (NULL, NaN/Inf, a negative or non-finite separation) returns an
- * error and writes nothing.
+ * The vertex and the triangle's corners move (and the triangle deforms) linearly over t in [0, 1]. Conservative:
+ * `*out_collides = 0` only if, in exact arithmetic on the given doubles, they stay farther than `min_separation`
+ * (Euclidean) apart for the whole step; `1` comes with `*out_time_of_impact`, a lower bound of the first time
+ * they come that close (none happens earlier), `0` with 1.0. A reported contact is proven, or within about 2^-62
+ * times the largest coordinate of one; the time is within about 2^-20 of the step: docs/ccd.md, "The primitive
+ * tests' promise", gives the exact terms.
  *
  * # Safety
- * `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+ * - `points`: 24 doubles, v, f0, f1, f2 at t = 0 then at t = 1 (x, y, z each), read during the call only; not
+ *   NULL.
+ * - `out_time_of_impact`: receives the time; not NULL; written only on success.
+ * - `out_collides`: receives 1 or 0; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a NaN or infinite coordinate, a
+ * negative or non-finite separation, a misaligned pointer). Bad input writes nothing.
  */
 TrocarStatus trocar_ccd_vertex_face(const double *points,
                                     double min_separation,
@@ -982,12 +1182,16 @@ TrocarStatus trocar_ccd_vertex_face(const double *points,
                                     uint32_t *out_collides);
 
 /**
- * Do two edges moving linearly come within `min_separation` of each other during the step t in [0, 1]?
- * `points`: a0, a1, b0, b1 at t = 0, then a0, a1, b0, b1 at t = 1. Same guarantee and outputs as
- * `trocar_ccd_vertex_face`.
+ * Do two moving edges come within `min_separation` of each other during the step?
+ *
+ * The same guarantee and outputs as `trocar_ccd_vertex_face`, for edges a0-a1 and b0-b1 moving linearly.
  *
  * # Safety
- * `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+ * - `points`: 24 doubles, a0, a1, b0, b1 at t = 0 then at t = 1, read during the call only; not NULL.
+ * - `out_time_of_impact`, `out_collides`: as `trocar_ccd_vertex_face`.
+ *
+ * # Returns
+ * As `trocar_ccd_vertex_face`.
  */
 TrocarStatus trocar_ccd_edge_edge(const double *points,
                                   double min_separation,
@@ -995,23 +1199,33 @@ TrocarStatus trocar_ccd_edge_edge(const double *points,
                                   uint32_t *out_collides);
 
 /**
- * Copies the message of this thread's last failed call into `buf` (at most `capacity - 1` bytes, always
- * NUL-terminated when `capacity > 0`) and returns its full length; `buf` may be NULL to ask for the length.
+ * The message of this thread's last failed call.
+ *
+ * Copies it into `buf`, at most `capacity - 1` bytes, always NUL-terminated when `capacity > 0`.
  *
  * # Safety
- * `buf` must be NULL or point to `capacity` writable bytes.
+ * - `buf`: `capacity` writable bytes, or NULL to ask for the length only.
+ *
+ * # Returns
+ * The message's full length in bytes (without the NUL).
  */
-size_t trocar_last_error_message(char *buf,
-                                 size_t capacity);
+size_t trocar_last_error_message(char *buf, size_t capacity);
 
 /**
- * The name of a status value as a static NUL-terminated string ("TROCAR_STATUS_UNKNOWN" for other values).
+ * The name of a status value.
+ *
+ * # Returns
+ * A static NUL-terminated string ("TROCAR_STATUS_UNKNOWN" for a value that is no status).
  */
 const char *trocar_status_name(TrocarStatus status);
 
 /**
- * The version of the loaded library, packed as `(major << 16) | (minor << 8) | patch`; compare with
- * `TROCAR_VERSION` to detect a header/library mismatch.
+ * The version of the loaded library.
+ *
+ * Compare it with `TROCAR_VERSION` to detect a header/library mismatch.
+ *
+ * # Returns
+ * `(major << 16) | (minor << 8) | patch`.
  */
 uint32_t trocar_version(void);
 

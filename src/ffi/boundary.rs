@@ -107,11 +107,15 @@ pub fn run(f: impl FnOnce() -> Result<()>) -> TrocarStatus {
     })
 }
 
-/// Copies the message of this thread's last failed call into `buf` (at most `capacity - 1` bytes, always
-/// NUL-terminated when `capacity > 0`) and returns its full length; `buf` may be NULL to ask for the length.
+/// The message of this thread's last failed call.
+///
+/// Copies it into `buf`, at most `capacity - 1` bytes, always NUL-terminated when `capacity > 0`.
 ///
 /// # Safety
-/// `buf` must be NULL or point to `capacity` writable bytes.
+/// - `buf`: `capacity` writable bytes, or NULL to ask for the length only.
+///
+/// # Returns
+/// The message's full length in bytes (without the NUL).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_last_error_message(buf: *mut c_char, capacity: usize) -> usize {
     catch(0, || {

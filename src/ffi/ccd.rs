@@ -69,7 +69,12 @@ pub struct TrocarCcdResults {
 
 super::pointers::impl_handle!(TrocarCcdResults, 0x7472_6F63_6343_4344);
 
-/// The default def: no separation, edge-edge tests on.
+/// The default CCD def.
+///
+/// No separation, edge-edge tests on, `TROCAR_CCD_CULLING_BVH`. `trocar_query_ccd` refuses a def not made here.
+///
+/// # Returns
+/// The def (cannot fail).
 #[unsafe(no_mangle)]
 pub extern "C" fn trocar_default_ccd_def() -> TrocarCcdDef {
     let def = TrocarCcdDef {
@@ -81,10 +86,14 @@ pub extern "C" fn trocar_default_ccd_def() -> TrocarCcdDef {
     super::boundary::catch(def, || def)
 }
 
-/// Creates an empty results object for `trocar_query_ccd` on `ctx`.
+/// Creates an empty CCD results object for `trocar_query_ccd` on `ctx`.
 ///
 /// # Safety
-/// `ctx` must be a live context; `out` NULL or writable.
+/// - `ctx`: a live context.
+/// - `out`: receives the results object; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_ccd_results_create(
     ctx: *const super::context::TrocarContext,
@@ -103,35 +112,37 @@ pub unsafe extern "C" fn trocar_ccd_results_create(
     })
 }
 
-/// Destroys a CCD results object; NULL is a no-op. Views into it become invalid.
+/// Destroys a CCD results object.
+///
+/// Views into it become invalid.
 ///
 /// # Safety
-/// `results` must be NULL or a live CCD results object no other thread is using.
+/// - `results`: a live CCD results object no other thread is using, or NULL (a no-op).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_ccd_results_destroy(results: *mut TrocarCcdResults) {
     // SAFETY: C caller's contract.
     super::boundary::catch((), || unsafe { super::pointers::destroy(results) })
 }
 
-/// Every contact between meshes `mesh_a` and `mesh_b` during the step: each vertex moves linearly from where
-/// it was before the first `trocar_mesh_update_positions` since a CCD query last read the mesh to where it is
-/// now (a vertex no update touched stands still). Whole-mesh swept boxes, then per-primitive swept boxes
-/// (`def.culling`: a bounding-volume hierarchy by default; an unknown value is refused), then the conservative
-/// primitive tests of
-/// `trocar_ccd_vertex_face` / `trocar_ccd_edge_edge`. The same mesh twice is refused (no self-collision).
-/// On error `results` keeps its previous contents.
+/// Every contact between two meshes over the step (continuous collision detection).
 ///
-/// Every vertex (in a triangle or not) is tested against every triangle of the other mesh, and every edge of
-/// A against every edge of B, each edge once however many triangles share it. A triangle with a repeated
-/// index ({a, a, b}, {a, b, a}, {a, a, a}) takes part as the segment or point it spans: a vertex meeting it is
-/// a `TROCAR_CCD_VERTEX_FACE` / `TROCAR_CCD_FACE_VERTEX` contact naming that triangle, and its edge {a, b} is
-/// an edge like any other. Its zero-length edge {a, a} is not tested, so no edge-edge contact names one:
-/// whatever that point meets (an edge or a point of the other mesh), the vertex-face test of a against the
-/// triangles holding that edge or point reports, with a time that is a lower bound of that meeting too. Two
-/// points {a, a, a} and {w, w, w} meeting give a vertex-face and a face-vertex contact.
+/// Each vertex moves linearly from where it was before the first `trocar_mesh_update_positions` since a CCD query
+/// last read the mesh to where it is now (a vertex no update touched stands still). Whole-mesh swept boxes, then
+/// per-primitive swept boxes (`def->culling`), then the conservative primitive tests of `trocar_ccd_vertex_face`
+/// / `trocar_ccd_edge_edge`: every vertex (in a triangle or not) against every triangle of the other mesh,
+/// every edge of A against every edge of B, each edge once. Triangles with a repeated index take part as the
+/// segment or point they span: see docs/ccd.md, "Degenerate input".
 ///
 /// # Safety
-/// `ctx`, `results` live; `def` NULL or valid; `results` used by no other thread.
+/// - `ctx`: a live context.
+/// - `def`: a def from `trocar_default_ccd_def`, read during the call only; not NULL.
+/// - `results`: a live CCD results object of `ctx`, used by no other thread; on failure it keeps its previous
+///   contacts.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (the same mesh twice: no
+/// self-collision; a def not made by `trocar_default_ccd_def`, an unknown culling, a negative or non-finite
+/// separation, a foreign id or results object, a misaligned pointer); `TROCAR_ERROR_STALE_HANDLE`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_query_ccd(
     ctx: *const super::context::TrocarContext,
@@ -170,11 +181,18 @@ pub unsafe extern "C" fn trocar_query_ccd(
     })
 }
 
-/// A view of the contacts of the last `trocar_query_ccd`, sorted by time of impact; NULL with count 0 when
-/// there are none. Valid until the next query into `results` or its destruction.
+/// The contacts of the last `trocar_query_ccd`.
+///
+/// A view sorted by time of impact; NULL with count 0 when there are none.
 ///
 /// # Safety
-/// `results` must be a live CCD results object; out-pointers writable.
+/// - `results`: a live CCD results object.
+/// - `out_contacts`: receives the view, valid until the next query into `results` or its destruction; not NULL;
+///   written only on success.
+/// - `out_count`: receives the number of contacts; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_ccd_results_contacts(
     results: *const TrocarCcdResults,
@@ -200,39 +218,24 @@ pub unsafe extern "C" fn trocar_ccd_results_contacts(
     })
 }
 
-/// Does a vertex moving linearly come within `min_separation` of a triangle moving (and deforming) linearly
-/// during the step t in [0, 1]? `points`: v, f0, f1, f2 at t = 0, then v, f0, f1, f2 at t = 1 (x, y, z each).
+/// Does a moving vertex come within `min_separation` of a moving triangle during the step?
 ///
-/// Conservative: `*out_collides = 0` only if, in exact arithmetic on the given doubles, the vertex stays
-/// farther than `min_separation` (Euclidean) from the triangle for the whole step. `1` comes with
-/// `*out_time_of_impact`, a lower bound of the first time it comes that close (none happens earlier); `0` with
-/// 1.0. A reported contact is proven: exactly, with Shewchuk's predicates, when it happens at t = 0 or t = 1
-/// or the face stands still; a clean crossing, or the vertex touching an edge of the face within a plane
-/// perpendicular to a coordinate axis, by interval bounds on the in-plane tests over the stretch of time where
-/// the four points become coplanar; by Miranda's theorem in the search; or, without a separation, for a query
-/// the floating-point search cannot settle within 24 boxes, by an exact decision in integers at the real
-/// roots of the coplanarity cubic (Sturm sequences and Tarski queries, no rounding anywhere). Only where that
-/// decision is left undecided (one that would take more than 400 bisections and guesses, as roots closer
-/// than about 2^-400 would; coordinates spanning more than 2^256, i.e. 1e-60 beside 1), and with a
-/// separation, does the search go on, and may then also report a contact within about 2^-62 times the
-/// largest coordinate of one, or undecided after 4,096 boxes (with a separation: the largest coordinate
-/// difference within 1.001·min_separation).
-///
-/// Time tolerance (min_separation 0): the time reported is the start of a stretch of 2^-20 (about 1e-6) of the
-/// step that holds the proven contact (of two such stretches for one at or near their border), or in which the
-/// two come within √3·2^-20 times the largest coordinate once a contact is known, or (contacts proven exactly
-/// at t = 1 or on a static face) the start of the first stretch where their coplanarity cannot be ruled out.
-/// Motion exactly within a plane perpendicular to a coordinate axis (the eight points share that coordinate)
-/// is decided in that plane: the time is the start of the first such stretch where the in-plane tests cannot
-/// rule a contact out (the face flat, or the contact only touching, for an instant). It is looser only where
-/// coplanarity cannot be ruled out over a longer stretch (other motion within a plane, or within 1e-16 of one)
-/// or the box budget ran out (the earliest time not ruled out). A contact decided exactly is reported at the
-/// start of a stretch of 2^-24 of the step that holds it, or at the instant itself when a bisection of the
-/// step lands on it (1/2, 1/4, ...). Bad input (NULL, NaN/Inf, a negative or non-finite separation) returns an
-/// error and writes nothing.
+/// The vertex and the triangle's corners move (and the triangle deforms) linearly over t in [0, 1]. Conservative:
+/// `*out_collides = 0` only if, in exact arithmetic on the given doubles, they stay farther than `min_separation`
+/// (Euclidean) apart for the whole step; `1` comes with `*out_time_of_impact`, a lower bound of the first time
+/// they come that close (none happens earlier), `0` with 1.0. A reported contact is proven, or within about 2^-62
+/// times the largest coordinate of one; the time is within about 2^-20 of the step: docs/ccd.md, "The primitive
+/// tests' promise", gives the exact terms.
 ///
 /// # Safety
-/// `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+/// - `points`: 24 doubles, v, f0, f1, f2 at t = 0 then at t = 1 (x, y, z each), read during the call only; not
+///   NULL.
+/// - `out_time_of_impact`: receives the time; not NULL; written only on success.
+/// - `out_collides`: receives 1 or 0; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a NaN or infinite coordinate, a
+/// negative or non-finite separation, a misaligned pointer). Bad input writes nothing.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_ccd_vertex_face(
     points: *const f64,
@@ -254,12 +257,16 @@ pub unsafe extern "C" fn trocar_ccd_vertex_face(
     })
 }
 
-/// Do two edges moving linearly come within `min_separation` of each other during the step t in [0, 1]?
-/// `points`: a0, a1, b0, b1 at t = 0, then a0, a1, b0, b1 at t = 1. Same guarantee and outputs as
-/// `trocar_ccd_vertex_face`.
+/// Do two moving edges come within `min_separation` of each other during the step?
+///
+/// The same guarantee and outputs as `trocar_ccd_vertex_face`, for edges a0-a1 and b0-b1 moving linearly.
 ///
 /// # Safety
-/// `points` must be NULL or point to 24 doubles; the out-pointers NULL or writable.
+/// - `points`: 24 doubles, a0, a1, b0, b1 at t = 0 then at t = 1, read during the call only; not NULL.
+/// - `out_time_of_impact`, `out_collides`: as `trocar_ccd_vertex_face`.
+///
+/// # Returns
+/// As `trocar_ccd_vertex_face`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_ccd_edge_edge(
     points: *const f64,

@@ -27,7 +27,13 @@ impl TrocarContext {
     }
 }
 
-/// The default context def: `TROCAR_BACKEND_AUTO`, one CPU thread per core.
+/// The default context def.
+///
+/// `TROCAR_BACKEND_AUTO`, one CPU thread per core, no software GPU. Start from it and change the fields you need:
+/// `trocar_context_create` refuses a def not made here.
+///
+/// # Returns
+/// The def (cannot fail).
 #[unsafe(no_mangle)]
 pub extern "C" fn trocar_default_context_def() -> TrocarContextDef {
     catch(
@@ -36,10 +42,19 @@ pub extern "C" fn trocar_default_context_def() -> TrocarContextDef {
     )
 }
 
-/// Creates a context; `*out` is written only on success.
+/// Creates a context.
+///
+/// A context owns a backend and the meshes uploaded to it; results objects, trackers and CCD results are created
+/// on it.
 ///
 /// # Safety
-/// `def` must be NULL or point to a `TrocarContextDef`; `out` must be NULL or writable.
+/// - `def`: a def from `trocar_default_context_def`, read during the call only; not NULL.
+/// - `out`: receives the new context; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER` (NULL `def` or `out`); `TROCAR_ERROR_INVALID_ARGUMENT` (a def not
+/// made by `trocar_default_context_def`, an unknown backend, a misaligned pointer);
+/// `TROCAR_ERROR_BACKEND_UNAVAILABLE` (`TROCAR_BACKEND_GPU` with no usable GPU); `TROCAR_ERROR_OUT_OF_MEMORY`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_context_create(
     def: *const TrocarContextDef,
@@ -55,20 +70,28 @@ pub unsafe extern "C" fn trocar_context_create(
     })
 }
 
-/// Destroys a context and its meshes; NULL is a no-op. Results objects stay valid (but useless).
+/// Destroys a context and its meshes.
+///
+/// Results objects, CCD results and trackers of the context stay valid but useless: they can only be destroyed
+/// (a tracker's calls return `TROCAR_ERROR_STALE_HANDLE`).
 ///
 /// # Safety
-/// `ctx` must be NULL or a live context no other thread is using.
+/// - `ctx`: a live context no other thread is using, or NULL (a no-op).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_context_destroy(ctx: *mut TrocarContext) {
     // SAFETY: C caller's contract.
     catch((), || unsafe { destroy(ctx) })
 }
 
-/// The backend the context runs on (`TROCAR_BACKEND_AUTO` only for a NULL or invalid context).
+/// The backend a context runs on.
+///
+/// `TROCAR_BACKEND_CPU` or `TROCAR_BACKEND_GPU`; after a lost GPU device, the CPU.
 ///
 /// # Safety
-/// `ctx` must be NULL or a live context.
+/// - `ctx`: a live context, or NULL.
+///
+/// # Returns
+/// The backend; `TROCAR_BACKEND_AUTO` only for a NULL or invalid context.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_context_backend(ctx: *const TrocarContext) -> TrocarBackend {
     catch(TROCAR_BACKEND_AUTO, || {
@@ -78,11 +101,16 @@ pub unsafe extern "C" fn trocar_context_backend(ctx: *const TrocarContext) -> Tr
     })
 }
 
-/// Copies the name of the context's device into `buf` (NUL-terminated, truncated to `capacity - 1` bytes)
-/// and returns the name's full length; 0 for a NULL or invalid context.
+/// The name of a context's device, as text.
+///
+/// Copies the name into `buf`, NUL-terminated and truncated to `capacity - 1` bytes.
 ///
 /// # Safety
-/// `ctx` must be NULL or a live context; `buf` NULL or `capacity` writable bytes.
+/// - `ctx`: a live context, or NULL.
+/// - `buf`: `capacity` writable bytes, or NULL to ask for the length only.
+///
+/// # Returns
+/// The name's full length in bytes (without the NUL); 0 for a NULL or invalid context.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_context_device_name(
     ctx: *const TrocarContext,

@@ -25,10 +25,21 @@ unsafe fn triangles<'a>(p: *const u32, count: u32, what: &str) -> Result<&'a [[u
     unsafe { as_slice(p.cast::<[u32; 3]>(), count as usize, what) }
 }
 
-/// Uploads a mesh: `vertex_count` xyz positions and `triangle_count` index triples; `*out` gets its id.
+/// Uploads a mesh.
+///
+/// Copies `vertex_count` positions and `triangle_count` index triples into the context; `*out` gets the new mesh's
+/// id.
 ///
 /// # Safety
-/// Pointers must be NULL or valid for the given counts; `ctx` a live context.
+/// - `ctx`: a live context.
+/// - `positions_xyz`: `3 * vertex_count` floats, read during the call only; NULL only when `vertex_count` is 0.
+/// - `indices`: `3 * triangle_count` values, read during the call only; NULL only when `triangle_count` is 0.
+/// - `out`: receives the id; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a coordinate NaN, infinite or beyond
+/// `TROCAR_MAX_COORDINATE`, a misaligned pointer, a wrong context); `TROCAR_ERROR_OUT_OF_RANGE` (an index
+/// past the vertices); `TROCAR_ERROR_OUT_OF_MEMORY`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_mesh_create(
     ctx: *mut TrocarContext,
@@ -50,10 +61,21 @@ pub unsafe extern "C" fn trocar_mesh_create(
     })
 }
 
-/// Moves vertices `first_vertex .. first_vertex + vertex_count` to new positions; all or nothing.
+/// Moves some of a mesh's vertices.
+///
+/// Vertices `first_vertex .. first_vertex + vertex_count` get new positions; all or nothing. A later
+/// `trocar_query_ccd` sees the vertices move from where they were before the first update since a CCD query
+/// last read the mesh.
 ///
 /// # Safety
-/// `positions_xyz` must hold `3 * vertex_count` floats; `ctx` a live context.
+/// - `ctx`: a live context.
+/// - `positions_xyz`: `3 * vertex_count` floats, read during the call only; NULL only when `vertex_count` is 0.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a coordinate NaN, infinite or beyond
+/// `TROCAR_MAX_COORDINATE`, a misaligned pointer, a foreign id); `TROCAR_ERROR_OUT_OF_RANGE` (vertices past the
+/// mesh's); `TROCAR_ERROR_STALE_HANDLE` (a destroyed mesh); `TROCAR_ERROR_OUT_OF_MEMORY`. A refused call leaves
+/// the mesh as it was.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_mesh_update_positions(
     ctx: *mut TrocarContext,
@@ -70,15 +92,22 @@ pub unsafe extern "C" fn trocar_mesh_update_positions(
     })
 }
 
-/// Replaces the mesh's triangles (topology change, e.g. after cutting); all or nothing. With trackers attached
-/// their adjacency is updated where the list changed: remove a triangle by moving the last one into its slot
-/// (as SOFA does) and every other triangle keeps its index, so a local cut costs what it changed plus a copy;
-/// a list in which over an eighth of the slots changed is rebuilt in O(triangles); each component's winding is
-/// decided again in O(triangles) (see `trocar_tracker_create`). A tracker's strip read after this call and
-/// before its next update is empty (see `trocar_tracker_strip`).
+/// Replaces a mesh's triangles (a topology change, e.g. after cutting).
+///
+/// All or nothing. With trackers attached their adjacency is updated where the list changed: remove a triangle by
+/// moving the last one into its slot (as SOFA does) and every other triangle keeps its index, so a local cut costs
+/// what it changed plus a copy; a list in which over an eighth of the slots changed is rebuilt in O(triangles);
+/// each component's winding is decided again in O(triangles) (see `trocar_tracker_create`). A tracker's strip
+/// read after this call and before its next update is empty (see `trocar_tracker_strip`).
 ///
 /// # Safety
-/// `indices` must hold `3 * triangle_count` values; `ctx` a live context.
+/// - `ctx`: a live context.
+/// - `indices`: `3 * triangle_count` values, read during the call only; NULL only when `triangle_count` is 0.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned pointer, a foreign id);
+/// `TROCAR_ERROR_OUT_OF_RANGE` (an index past the vertices); `TROCAR_ERROR_STALE_HANDLE`;
+/// `TROCAR_ERROR_OUT_OF_MEMORY`. A refused call leaves the mesh as it was.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_mesh_set_triangles(
     ctx: *mut TrocarContext,
@@ -94,10 +123,16 @@ pub unsafe extern "C" fn trocar_mesh_set_triangles(
     })
 }
 
-/// Destroys a mesh; its id becomes stale (`TROCAR_ERROR_STALE_HANDLE` from then on).
+/// Destroys a mesh.
+///
+/// Its id becomes stale: every later call with it returns `TROCAR_ERROR_STALE_HANDLE`.
 ///
 /// # Safety
-/// `ctx` must be a live context.
+/// - `ctx`: a live context.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a foreign or null id);
+/// `TROCAR_ERROR_STALE_HANDLE` (already destroyed).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_mesh_destroy(
     ctx: *mut TrocarContext,
@@ -109,10 +144,16 @@ pub unsafe extern "C" fn trocar_mesh_destroy(
     })
 }
 
-/// Writes the mesh's vertex and triangle counts (either out-pointer may be NULL).
+/// A mesh's vertex and triangle counts.
 ///
 /// # Safety
-/// `ctx` must be a live context; out-pointers NULL or writable.
+/// - `ctx`: a live context.
+/// - `out_vertex_count`: receives the vertex count; may be NULL; written only on success.
+/// - `out_triangle_count`: receives the triangle count; may be NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER` (NULL `ctx`); `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned pointer, a
+/// foreign id); `TROCAR_ERROR_STALE_HANDLE`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_mesh_counts(
     ctx: *const TrocarContext,
@@ -145,11 +186,19 @@ pub unsafe extern "C" fn trocar_mesh_counts(
     })
 }
 
-/// Copies vertices `first_vertex .. first_vertex + vertex_count` into `out_xyz` (3 floats each). A NULL
-/// `out_xyz` with a nonzero count, or one not aligned for `float`, is refused and nothing is written.
+/// Reads some of a mesh's vertex positions.
+///
+/// Copies vertices `first_vertex .. first_vertex + vertex_count` into `out_xyz`, 3 floats each.
 ///
 /// # Safety
-/// `out_xyz` must have room for `3 * vertex_count` floats; `ctx` a live context.
+/// - `ctx`: a live context.
+/// - `out_xyz`: room for `3 * vertex_count` floats, aligned for `float`; NULL only when `vertex_count` is 0;
+///   written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned pointer, a foreign id);
+/// `TROCAR_ERROR_OUT_OF_RANGE` (vertices past the mesh's); `TROCAR_ERROR_STALE_HANDLE`. A refused call writes
+/// nothing.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_mesh_read_positions(
     ctx: *const TrocarContext,

@@ -10,7 +10,12 @@ use crate::error::{Error, Result};
 use crate::query::Query;
 use glam::Vec3;
 
-/// A query with every field zero except `volume = TROCAR_VOLUME_CAPSULE` (fill in mesh and tool).
+/// A query to fill in.
+///
+/// Every field zero except `volume = TROCAR_VOLUME_CAPSULE`; set its mesh and tool.
+///
+/// # Returns
+/// The query (cannot fail).
 #[unsafe(no_mangle)]
 pub extern "C" fn trocar_default_query() -> TrocarQuery {
     let q = TrocarQuery {
@@ -31,10 +36,22 @@ unsafe fn run_one(ctx: *const TrocarContext, q: Query, results: *mut TrocarResul
     ctx.query(std::slice::from_ref(&q), &mut r.inner)
 }
 
-/// Which triangles does the tool at rest touch? Answers go to query 0 of `results`.
+/// Which triangles does the tool at rest touch?
+///
+/// Runs one static query; its answers go to query 0 of `results` (`trocar_results_hits`,
+/// `trocar_results_feedback`).
 ///
 /// # Safety
-/// `ctx` and `results` must be live; `tool` NULL or valid; `results` used by no other thread.
+/// - `ctx`: a live context.
+/// - `tool`: the tool pose, read during the call only; not NULL.
+/// - `results`: a live results object of `ctx`, used by no other thread; on failure it keeps its previous
+///   contents.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a bad tool: NaN/Inf, radius <= 0,
+/// entry == tip; an unknown volume; a foreign id or results object); `TROCAR_ERROR_STALE_HANDLE`;
+/// `TROCAR_ERROR_PENDING` (`results` has a batch in flight); `TROCAR_ERROR_DEVICE_LOST` (ask again: the context
+/// now runs on the CPU); `TROCAR_ERROR_OUT_OF_MEMORY`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_query_static(
     ctx: *const TrocarContext,
@@ -56,10 +73,17 @@ pub unsafe extern "C" fn trocar_query_static(
     })
 }
 
-/// Which triangles does the tool touch while its tip moves linearly to `new_tip`? Answers go to query 0.
+/// Which triangles does the tool touch while its tip moves to `new_tip`?
+///
+/// Runs one dynamic query (the tip moves linearly from `tool->tip` to `new_tip` over the step); its answers go to
+/// query 0 of `results`.
 ///
 /// # Safety
-/// As `trocar_query_static`; `new_tip` NULL or 3 floats.
+/// - `ctx`, `tool`, `results`: as `trocar_query_static`.
+/// - `new_tip`: 3 floats, read during the call only; not NULL.
+///
+/// # Returns
+/// As `trocar_query_static`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_query_dynamic(
     ctx: *const TrocarContext,
@@ -107,11 +131,18 @@ unsafe fn convert_batch(
     Ok(())
 }
 
-/// Runs `count` queries (many tools × meshes) at once, in one GPU submission; query `i`'s answers are at
-/// index `i` of `results`.
+/// Runs many queries (many tools × meshes) at once.
+///
+/// One GPU submission on the GPU backend; query `i`'s answers are at index `i` of `results`.
 ///
 /// # Safety
-/// `queries` must hold `count` queries; `ctx`, `results` live; `results` used by no other thread.
+/// - `ctx`: a live context.
+/// - `queries`: `count` queries, read during the call only; NULL only when `count` is 0.
+/// - `results`: a live results object of `ctx`, used by no other thread; on failure it keeps its previous contents
+///   (a backend failure after submission leaves it empty).
+///
+/// # Returns
+/// As `trocar_query_static`; a refused query's message names its index.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_query_batch(
     ctx: *const TrocarContext,
@@ -128,12 +159,17 @@ pub unsafe extern "C" fn trocar_query_batch(
     })
 }
 
-/// Starts a batch like `trocar_query_batch` but returns once it is submitted, so the caller can step its
-/// physics meanwhile; `trocar_results_wait` collects it. The answers describe the meshes at submission. On the
-/// CPU backend the work is done here and the wait returns at once.
+/// Starts a batch and returns without waiting for it.
+///
+/// As `trocar_query_batch`, but returns once the batch is submitted, so the caller can step its physics meanwhile;
+/// `trocar_results_wait` collects it. The answers describe the meshes at submission. On the CPU backend the work
+/// is done here and the wait returns at once.
 ///
 /// # Safety
-/// `queries` must hold `count` queries; `ctx`, `results` live; `results` used by no other thread.
+/// As `trocar_query_batch`.
+///
+/// # Returns
+/// As `trocar_query_batch`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_query_submit(
     ctx: *const TrocarContext,

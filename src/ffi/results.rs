@@ -65,8 +65,14 @@ impl TrocarResults {
 
 /// Creates an empty results object for queries on `ctx`.
 ///
+/// Reuse it across steps: each query overwrites it.
+///
 /// # Safety
-/// `ctx` must be a live context; `out` NULL or writable.
+/// - `ctx`: a live context.
+/// - `out`: receives the results object; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_results_create(
     ctx: *const TrocarContext,
@@ -86,20 +92,27 @@ pub unsafe extern "C" fn trocar_results_create(
     })
 }
 
-/// Destroys a results object; NULL is a no-op. Views into it become invalid.
+/// Destroys a results object.
+///
+/// Views into it (hits, feedback) become invalid. It may outlive its context.
 ///
 /// # Safety
-/// `results` must be NULL or a live results object no other thread is using.
+/// - `results`: a live results object no other thread is using, or NULL (a no-op).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_results_destroy(results: *mut TrocarResults) {
     // SAFETY: C caller's contract.
     catch((), || unsafe { destroy(results) })
 }
 
-/// Number of queries the last run answered (`TROCAR_ERROR_PENDING` while a submitted batch is in flight).
+/// The number of queries the last run into a results object answered.
 ///
 /// # Safety
-/// `results` must be a live results object; `out_count` writable.
+/// - `results`: a live results object.
+/// - `out_count`: receives the count; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer);
+/// `TROCAR_ERROR_PENDING` (a submitted batch is in flight).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_results_query_count(
     results: *const TrocarResults,
@@ -113,11 +126,19 @@ pub unsafe extern "C" fn trocar_results_query_count(
     })
 }
 
-/// A view of query `query_index`'s hits, sorted by triangle; NULL with count 0 when there are none. Valid until
-/// the results object is queried again or destroyed.
+/// The hits of one query.
+///
+/// A view of query `query_index`'s hits, sorted by triangle; NULL with count 0 when there are none.
 ///
 /// # Safety
-/// `results` must be a live results object; out-pointers writable.
+/// - `results`: a live results object.
+/// - `out_hits`: receives the view, valid until the next query into `results` or its destruction; not NULL;
+///   written only on success.
+/// - `out_count`: receives the number of hits; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer);
+/// `TROCAR_ERROR_OUT_OF_RANGE` (`query_index` past the queries answered); `TROCAR_ERROR_PENDING`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_results_hits(
     results: *const TrocarResults,
@@ -144,11 +165,19 @@ pub unsafe extern "C" fn trocar_results_hits(
     })
 }
 
-/// A view of query `query_index`'s feedback polygons: `*out_vertex_count` xyz triples, back to back, each hit's
-/// polygon at `feedback_first`. NULL with count 0 when empty. Valid until the next query or destruction.
+/// The feedback polygons of one query.
+///
+/// A view of query `query_index`'s polygons: `*out_vertex_count` xyz triples, back to back, each hit's polygon at
+/// its `feedback_first`. NULL with count 0 when empty.
 ///
 /// # Safety
-/// `results` must be a live results object; out-pointers writable.
+/// - `results`: a live results object.
+/// - `out_xyz`: receives the view, valid until the next query into `results` or its destruction; not NULL;
+///   written only on success.
+/// - `out_vertex_count`: receives the number of vertices; not NULL; written only on success.
+///
+/// # Returns
+/// As `trocar_results_hits`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_results_feedback(
     results: *const TrocarResults,
@@ -175,12 +204,20 @@ pub unsafe extern "C" fn trocar_results_feedback(
     })
 }
 
-/// Waits for the batch `trocar_query_submit` started on `results` and makes its views readable; returns
-/// `TROCAR_OK` at once when nothing is in flight. On `TROCAR_ERROR_DEVICE_LOST` the context has switched to the
-/// CPU backend: submit again.
+/// Collects a submitted batch.
+///
+/// Waits for the batch `trocar_query_submit` started on `results` and makes its views readable; returns `TROCAR_OK`
+/// at once when nothing is in flight.
 ///
 /// # Safety
-/// `ctx` and `results` must be live; `results` used by no other thread.
+/// - `ctx`: the live context the batch was submitted on.
+/// - `results`: a live results object, used by no other thread (it may be handed to another thread than the
+///   submit's).
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a wrong pointer, a foreign results
+/// object); `TROCAR_ERROR_DEVICE_LOST` (the context has switched to the CPU backend: submit again);
+/// `TROCAR_ERROR_RESULTS_OVERFLOW` (submit again); `TROCAR_ERROR_OUT_OF_MEMORY`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_results_wait(
     ctx: *const TrocarContext,
@@ -194,10 +231,14 @@ pub unsafe extern "C" fn trocar_results_wait(
     })
 }
 
-/// Writes 1 to `*out_pending` while `results` holds a submitted batch not yet collected, else 0.
+/// Whether a results object holds a submitted batch not yet collected.
 ///
 /// # Safety
-/// `results` must be a live results object; `out_pending` writable.
+/// - `results`: a live results object.
+/// - `out_pending`: receives 1 while a batch is in flight, else 0; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_results_is_pending(
     results: *const TrocarResults,

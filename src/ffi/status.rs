@@ -53,7 +53,10 @@ pub(crate) fn status_of(kind: ErrorKind) -> TrocarStatus {
     }
 }
 
-/// The name of a status value as a static NUL-terminated string ("TROCAR_STATUS_UNKNOWN" for other values).
+/// The name of a status value.
+///
+/// # Returns
+/// A static NUL-terminated string ("TROCAR_STATUS_UNKNOWN" for a value that is no status).
 #[unsafe(no_mangle)]
 pub extern "C" fn trocar_status_name(status: TrocarStatus) -> *const c_char {
     super::boundary::catch(c"TROCAR_ERROR_PANIC".as_ptr(), || {

@@ -29,7 +29,12 @@ impl TrocarTracker {
     }
 }
 
-/// The default tracker def: 4 segments, closest strips of up to 32 triangles.
+/// The default tracker def.
+///
+/// 4 segments, closest strips of up to 32 triangles. `trocar_tracker_create` refuses a def not made here.
+///
+/// # Returns
+/// The def (cannot fail).
 #[unsafe(no_mangle)]
 pub extern "C" fn trocar_default_tracker_def() -> TrocarTrackerDef {
     catch(
@@ -38,18 +43,27 @@ pub extern "C" fn trocar_default_tracker_def() -> TrocarTrackerDef {
     )
 }
 
-/// Creates a tracker of `mesh`; `*out` is written only on success. The mesh then keeps a lock-free copy of its
-/// positions and its adjacency up to date for its trackers (built here, in O(triangles)). Inside and outside
-/// do not depend on the winding: each closed, consistently oriented component of the mesh (triangles joined
-/// through shared edges) counts as wound inward when its signed volume, on the positions current when its
-/// triangles are set (here for the first tracker of the mesh, and at each `trocar_mesh_set_triangles`), is
-/// negative, and its face normals are then read turned over. A component that is not closed (a cut organ, a
-/// membrane) keeps the winding decided for it before the re-triangulation that opened it, by a majority of
-/// its triangles that kept their slot; one never decided (created open, or with no slot kept) counts as
-/// wound: its outside is the side its face normals point to, the corners counter-clockwise seen from there.
+/// Creates a haptic tracker of a mesh.
+///
+/// The mesh then keeps a lock-free copy of its positions and its adjacency up to date for its trackers (built
+/// here, in O(triangles)). Inside and outside do not depend on the winding: each closed, consistently oriented
+/// component of the mesh (triangles joined through shared edges) counts as wound inward when its signed volume,
+/// on the positions current when its triangles are set (here for the first tracker of the mesh, and at each
+/// `trocar_mesh_set_triangles`), is negative, and its face normals are then read turned over. A component that is
+/// not closed (a cut organ, a membrane) keeps the winding decided for it before the re-triangulation that opened
+/// it, by a majority of its triangles that kept their slot; one never decided (created open, or with no slot
+/// kept) counts as wound: its outside is the side its face normals point to, the corners counter-clockwise seen
+/// from there (docs/haptic.md, "Degenerate cases").
 ///
 /// # Safety
-/// `ctx` must be a live context; `def` NULL or a `TrocarTrackerDef`; `out` NULL or writable.
+/// - `ctx`: a live context.
+/// - `def`: a def from `trocar_default_tracker_def`, read during the call only; not NULL.
+/// - `out`: receives the tracker; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a def not made by
+/// `trocar_default_tracker_def`, a segment count or strip length out of its bounds, a misaligned pointer, a
+/// foreign id); `TROCAR_ERROR_STALE_HANDLE`; `TROCAR_ERROR_OUT_OF_MEMORY`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_tracker_create(
     ctx: *mut TrocarContext,
@@ -68,23 +82,33 @@ pub unsafe extern "C" fn trocar_tracker_create(
     })
 }
 
-/// Destroys a tracker; NULL is a no-op. Strip views into it become invalid.
+/// Destroys a tracker.
+///
+/// Strip views into it become invalid. It may outlive its mesh and context.
 ///
 /// # Safety
-/// `tracker` must be NULL or a live tracker no other thread is using.
+/// - `tracker`: a live tracker no other thread is using, or NULL (a no-op).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_tracker_destroy(tracker: *mut TrocarTracker) {
     // SAFETY: C caller's contract.
     catch((), || unsafe { destroy(tracker) })
 }
 
-/// Moves the tool to `*tool` and writes one contact per segment (`segment_count` of them, 0 when the mesh has
-/// no triangle) to `out`, which has room for `capacity`; `*out_count` gets the number written. Never waits for
-/// the mesh's lock, a mesh update or a GPU query.
+/// Moves a tracker's tool and gives one contact per segment (haptic thread, every ms).
+///
+/// Writes `segment_count` contacts (0 when the mesh has no triangle). Never waits for the mesh's lock, a mesh
+/// update or a GPU query.
 ///
 /// # Safety
-/// `tracker` must be live; `tool` NULL or valid; `out` NULL or room for `capacity` contacts; `out_count` NULL
-/// or writable.
+/// - `tracker`: a live tracker, updated by one thread at a time.
+/// - `tool`: the tool pose, read during the call only; not NULL.
+/// - `out`: room for `capacity` contacts; not NULL; written only on success.
+/// - `out_count`: receives the number of contacts written; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a bad tool, a misaligned pointer,
+/// another thread updating or reading the tracker); `TROCAR_ERROR_OUT_OF_RANGE` (`capacity` below the segment
+/// count); `TROCAR_ERROR_STALE_HANDLE` (the mesh was destroyed).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_tracker_update(
     tracker: *mut TrocarTracker,
@@ -119,23 +143,30 @@ pub unsafe extern "C" fn trocar_tracker_update(
     })
 }
 
-/// A view of segment `segment`'s closest strip from the last update: every strip triangle checked exactly
-/// against the segment, one `TrocarContact` each (empty, NULL with count 0, when the segment was not in
-/// contact); the first is the segment's own closest triangle (the contact's while the segment is apart from the
-/// surface; one it crosses when it is inside, where the contact is the deepest end point's). The checks run at
-/// the first call after an update (an update alone does not pay for them), on the positions current then:
-/// the update's, unless `trocar_mesh_update_positions` ran since. A strip contact's distance is signed for its
-/// triangle alone: negative when the segment lies behind that triangle or crosses it with an end point behind
-/// it (how far past it the tool reached), never negative while the segment's own contact says it is outside.
-/// Empty (NULL, count 0, `TROCAR_OK`) when `trocar_mesh_set_triangles` replaced the mesh's triangles after the
-/// last update, until the next update: a strip's triangles are indices into the list that update saw, and they
-/// change meaning with the new list (an update takes the new list over). So a strip's triangles always index
-/// the list current when this call was made (a re-triangulation on another thread meanwhile or after it is
-/// the caller's to order).
-/// Valid until the next update of this tracker or its destruction.
+/// One segment's closest strip from the last update, each triangle checked exactly.
+///
+/// One `TrocarContact` per strip triangle; empty (NULL, count 0) when the segment was not in contact. The first is
+/// the segment's own closest triangle (the contact's while the segment is apart from the surface; one it crosses
+/// when it is inside, where the contact is the deepest end point's). The checks run at the first call after an
+/// update (an update alone does not pay for them), on the positions current then: the update's, unless
+/// `trocar_mesh_update_positions` ran since. A strip contact's distance is signed for its triangle alone:
+/// negative when the segment lies behind that triangle or crosses it with an end point behind it (how far past it
+/// the tool reached), never negative while the segment's own contact says it is outside. Empty (NULL, count 0,
+/// `TROCAR_OK`) when `trocar_mesh_set_triangles` replaced the mesh's triangles after the last update, until the
+/// next update: a strip's triangles are indices into the list that update saw, and they change meaning with the
+/// new list (an update takes the new list over). So a strip's triangles always index the list current when this
+/// call was made (a re-triangulation on another thread meanwhile or after it is the caller's to order).
 ///
 /// # Safety
-/// `tracker` must be live; out-pointers NULL or writable.
+/// - `tracker`: a live tracker, used by the updating thread.
+/// - `out_contacts`: receives the view, valid until the next update of this tracker or its destruction; not NULL;
+///   written only on success.
+/// - `out_count`: receives the number of contacts; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned pointer, another thread
+/// updating or reading the tracker); `TROCAR_ERROR_OUT_OF_RANGE` (`segment` past the segment count);
+/// `TROCAR_ERROR_STALE_HANDLE` (the mesh was destroyed).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_tracker_strip(
     tracker: *const TrocarTracker,
@@ -163,13 +194,20 @@ pub unsafe extern "C" fn trocar_tracker_strip(
     })
 }
 
-/// Offers the hits of query `query_index` of `results` (a clip-select query on the tracker's mesh, e.g. a
-/// static capsule query with the current tool, run every simulation step) as starting points for the next
-/// update: a dynamic point trapped in a local minimum moves to a closer hit. May be called on another thread
-/// than the updates, concurrently with them.
+/// Offers a query's hits as starting points for a tracker's next update.
+///
+/// Give it query `query_index` of `results`, a clip-select query on the tracker's mesh (e.g. a static capsule
+/// query with the current tool, run every simulation step): a dynamic point trapped in a local minimum moves to a
+/// closer hit. May be called on another thread than the updates, concurrently with them.
 ///
 /// # Safety
-/// `tracker` and `results` must be live; `results` not written by another thread meanwhile.
+/// - `tracker`: a live tracker.
+/// - `results`: a live results object, not written by another thread meanwhile; read during the call only.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a wrong pointer, results of another
+/// context, a query on another mesh); `TROCAR_ERROR_OUT_OF_RANGE` (`query_index` past the queries answered);
+/// `TROCAR_ERROR_PENDING` (`results` has a batch in flight).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_tracker_reseed(
     tracker: *mut TrocarTracker,

@@ -10,8 +10,12 @@ pub const TROCAR_VERSION_PATCH: u32 = 0;
 pub const TROCAR_VERSION: u32 =
     (TROCAR_VERSION_MAJOR << 16) | (TROCAR_VERSION_MINOR << 8) | TROCAR_VERSION_PATCH;
 
-/// The version of the loaded library, packed as `(major << 16) | (minor << 8) | patch`; compare with
-/// `TROCAR_VERSION` to detect a header/library mismatch.
+/// The version of the loaded library.
+///
+/// Compare it with `TROCAR_VERSION` to detect a header/library mismatch.
+///
+/// # Returns
+/// `(major << 16) | (minor << 8) | patch`.
 #[unsafe(no_mangle)]
 pub extern "C" fn trocar_version() -> u32 {
     super::boundary::catch(0, || TROCAR_VERSION)
