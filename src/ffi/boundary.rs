@@ -66,7 +66,7 @@ fn set_last_error(message: &str) {
 /// Runs `f`, turning a panic into `on_panic` (and a last-error message) so no unwind crosses into C.
 ///
 /// Every `extern "C"` function of the crate goes through here. A panic raised on this thread meanwhile prints
-/// nothing (see [`install_quiet_hook`]); its message and location become the last error. State touched by a
+/// nothing (see `install_quiet_hook`); its message and location become the last error. State touched by a
 /// panicking call is not trusted to be consistent, which is why mutations validate everything before they
 /// write.
 pub fn catch<T>(on_panic: T, f: impl FnOnce() -> T) -> T {

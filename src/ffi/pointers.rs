@@ -2,7 +2,7 @@
 //! misaligned pointer or an array too long to address `TROCAR_ERROR_INVALID_ARGUMENT`.
 //!
 //! Every pointer the C caller passes goes through `check` (single values) or `check_array` (arrays): inputs
-//! by [`as_ref`] and [`as_slice`], caller-allocated outputs by [`check_out`], [`out_slice`] and [`write`].
+//! by [`as_ref`] and [`as_slice`], caller-allocated outputs by [`check_out`], [`out_slice`] and [`write()`].
 
 use crate::error::{Error, ErrorKind, Result};
 use std::mem::MaybeUninit;
