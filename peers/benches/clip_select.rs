@@ -10,7 +10,8 @@
 //! - brute force: the exact distance to every triangle (no culling);
 //! - the floor: reading the mesh's coordinates and indices once, in trocar's layout, on one thread;
 //!
-//! then the ratios between them. Hit sets are checked against brute force and parry first.
+//! then the ratios between them. The bench times and counts hits; `peers/tests/clip_select_hits.rs` checks that
+//! trocar's capsule hit sets on these meshes and poses are brute force's and parry's.
 //!
 //! `-- --quick` (or `TROCAR_BENCH_QUICK=1`) runs a few iterations on the two smallest meshes: a smoke test.
 //!
@@ -25,20 +26,24 @@ use common::{
     format_time, machine, median_p90, plot, quick_mode, report, save_file, seconds, subdivide,
     surface_poses, tool_of,
 };
+#[path = "common/select.rs"]
+mod select;
+
 use glam::Vec3;
 use parry3d::bounding_volume::Aabb;
-// parry's `Pose` (a rigid transform) renamed: `common::Pose` is a tool pose. parry's `Vector` is a glam 0.33 `Vec3`,
-// not trocar's glam 0.30 one.
-use parry3d::math::{Pose as Placement, Vector};
+use parry3d::math::Vector;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy};
-use parry3d::query::distance;
-use parry3d::shape::{Segment, Shape, TriMesh, Triangle};
+use parry3d::shape::{TriMesh, Triangle};
+use select::{Swept, parry_select};
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use trocar::internals::PARALLEL_MIN_TRIANGLES;
-use trocar::internals::geometry::closest::{segment_triangle, triangle_triangle};
-use trocar::{BackendKind, Context, ContextDef, MeshId, Results, VolumeKind};
+use trocar::{BackendKind, Context, ContextDef, VolumeKind};
+
+/// Meshes from this size also get rows for a 1-thread context. The bench's own choice: trocar's CPU backend
+/// (as of this writing) answers smaller meshes on the calling thread whatever `cpu_threads` says, so a 1-thread
+/// row would repeat the many-thread one there.
+const SINGLE_THREAD_FROM: usize = 131_072;
 
 /// Distinct poses cycled through; every row runs whole cycles, so all rows see the same poses.
 const POSES: usize = 16;
@@ -111,44 +116,6 @@ fn measure(budget: Budget, mut step: impl FnMut(usize) -> Step) -> (Vec<f64>, Ve
     }
     let mean_hits = hits as f64 / query.len() as f64;
     (query, total, mean_hits)
-}
-
-fn point(v: Vec3) -> Vector {
-    Vector::new(v.x, v.y, v.z)
-}
-
-/// The tool's axis (static) or swept triangle (dynamic).
-#[derive(Clone, Copy)]
-enum Swept {
-    Segment(Vec3, Vec3),
-    Triangle(Vec3, Vec3, Vec3),
-}
-
-impl Swept {
-    fn of(pose: &Pose, dynamic: bool) -> Self {
-        if dynamic {
-            Self::Triangle(pose.entry, pose.tip, pose.new_tip)
-        } else {
-            Self::Segment(pose.entry, pose.tip)
-        }
-    }
-
-    /// The swept shape's bounding box grown by the radius: the region any hit triangle's box overlaps.
-    fn aabb(&self, radius: f32) -> Aabb {
-        let (lo, hi) = match *self {
-            Self::Segment(a, b) => (a.min(b), a.max(b)),
-            Self::Triangle(a, b, c) => (a.min(b).min(c), a.max(b).max(c)),
-        };
-        Aabb::new(point(lo - radius), point(hi + radius))
-    }
-
-    /// trocar's exact distance routine (the brute-force baseline).
-    fn distance(&self, tri: [Vec3; 3]) -> f32 {
-        match *self {
-            Self::Segment(a, b) => segment_triangle(a, b, tri).distance,
-            Self::Triangle(a, b, c) => triangle_triangle([a, b, c], tri).distance,
-        }
-    }
 }
 
 /// The mesh in trocar's layout: x, y, z arrays and index triples (for brute force and the floor).
@@ -228,47 +195,6 @@ impl Soa {
     }
 }
 
-/// parry's selection: the BVH's candidates overlapping the swept shape's box, then parry's exact distance.
-fn parry_select(
-    bvh: &Bvh,
-    vertices: &[Vector],
-    indices: &[[u32; 3]],
-    swept: Swept,
-    radius: f32,
-    candidates: &mut Vec<u32>,
-    hits: &mut Vec<u32>,
-) {
-    candidates.clear();
-    hits.clear();
-    let aabb = swept.aabb(radius);
-    candidates.extend(bvh.intersect_aabb(&aabb));
-    let segment;
-    let triangle;
-    let shape: &dyn Shape = match swept {
-        Swept::Segment(a, b) => {
-            segment = Segment::new(point(a), point(b));
-            &segment
-        }
-        Swept::Triangle(a, b, c) => {
-            triangle = Triangle::new(point(a), point(b), point(c));
-            &triangle
-        }
-    };
-    let id = Placement::IDENTITY;
-    for &t in candidates.iter() {
-        let [a, b, c] = indices[t as usize];
-        let tri = Triangle::new(
-            vertices[a as usize],
-            vertices[b as usize],
-            vertices[c as usize],
-        );
-        if distance(&id, shape, &id, &tri).is_ok_and(|d| d.distance <= radius) {
-            hits.push(t);
-        }
-    }
-    hits.sort_unstable();
-}
-
 fn triangle_aabb(vertices: &[Vector], t: [u32; 3]) -> Aabb {
     Triangle::new(
         vertices[t[0] as usize],
@@ -292,111 +218,14 @@ fn cpu_context(threads: u32) -> Context {
     .expect("CPU context")
 }
 
-fn trocar_hits(
-    ctx: &Context,
-    mesh: MeshId,
-    pose: &Pose,
-    dynamic: bool,
-    volume: VolumeKind,
-    results: &mut Results,
-) -> Vec<u32> {
-    let tool = tool_of(pose);
-    if dynamic {
-        ctx.query_dynamic(mesh, &tool, pose.new_tip, volume, results)
-    } else {
-        ctx.query_static(mesh, &tool, volume, results)
-    }
-    .expect("query");
-    results
-        .hits(0)
-        .unwrap()
-        .iter()
-        .map(|h| h.triangle)
-        .collect()
-}
-
-/// Compares trocar's capsule hits with brute force and parry on the undeformed mesh; returns a summary line
-/// and prints a warning for each disagreement.
-#[allow(clippy::too_many_arguments)]
-fn check(
-    label: &str,
-    ctx: &Context,
-    mesh: MeshId,
-    soa: &Soa,
-    prebuilt: &TriMesh,
-    poses: &[Pose],
-    results: &mut Results,
-    warnings: &mut Vec<String>,
-) -> String {
-    let (mut candidates, mut parry_hits, mut brute_hits) = (Vec::new(), Vec::new(), Vec::new());
-    let mut summary = format!("{label}, {} poses:", poses.len());
-    for dynamic in [false, true] {
-        let (mut total, mut same_brute, mut same_parry) = (0, 0, 0);
-        for (k, pose) in poses.iter().enumerate() {
-            let swept = Swept::of(pose, dynamic);
-            let ours = trocar_hits(ctx, mesh, pose, dynamic, VolumeKind::Capsule, results);
-            soa.brute_force(swept, RADIUS, &mut brute_hits);
-            parry_select(
-                prebuilt.bvh(),
-                prebuilt.vertices(),
-                prebuilt.indices(),
-                swept,
-                RADIUS,
-                &mut candidates,
-                &mut parry_hits,
-            );
-            total += ours.len();
-            let kind = if dynamic { "dynamic" } else { "static" };
-            for (other, name, same) in [
-                (&brute_hits, "brute force", &mut same_brute),
-                (&parry_hits, "parry", &mut same_parry),
-            ] {
-                if ours == *other {
-                    *same += 1;
-                    continue;
-                }
-                let only = |a: &[u32], b: &[u32]| -> Vec<String> {
-                    a.iter()
-                        .filter(|t| b.binary_search(t).is_err())
-                        .map(|&t| {
-                            let tri = soa.triangles[t as usize].map(|i| soa.corner(i));
-                            format!("{t} (d - s = {:+.2e})", swept.distance(tri) - RADIUS)
-                        })
-                        .collect()
-                };
-                warnings.push(format!(
-                    "WARNING: {label}, {kind} capsule, pose {k}: trocar's {} hits differ from {name}'s {}; \
-                     only trocar: [{}]; only {name}: [{}]",
-                    ours.len(),
-                    other.len(),
-                    only(&ours, other).join(", "),
-                    only(other, &ours).join(", "),
-                ));
-            }
-        }
-        let kind = if dynamic { "dynamic" } else { "static" };
-        let _ = write!(
-            summary,
-            " {kind} capsule {total} hits, same set as brute force {same_brute}/{n}, as parry {same_parry}/{n};",
-            n = poses.len()
-        );
-    }
-    summary.pop();
-    summary
-}
-
 /// Everything measured on one mesh.
-#[allow(clippy::too_many_arguments)]
 fn bench_mesh(
     positions: &[[f32; 3]],
     triangles: &[[u32; 3]],
     poses: &[Pose],
-    label: &str,
     quick: bool,
     single_thread_too: bool,
     rows: &mut Vec<Row>,
-    checks: &mut Vec<String>,
-    warnings: &mut Vec<String>,
 ) {
     let n = triangles.len();
     let budget = Budget::for_triangles(n, quick);
@@ -407,29 +236,12 @@ fn bench_mesh(
     let ctx = cpu_context(0);
     let threads = trocar_threads(&ctx);
     let mesh = ctx.create_mesh(positions, triangles).expect("mesh");
-    let mut results = ctx.create_results();
     let mut soa = Soa::new(positions, triangles);
     let prebuilt = TriMesh::new(
         positions.iter().map(|&p| Vector::from_array(p)).collect(),
         triangles.to_vec(),
     )
     .expect("parry TriMesh");
-
-    let check_poses = if n < 20_000 || quick {
-        poses
-    } else {
-        &poses[..8]
-    };
-    checks.push(check(
-        label,
-        &ctx,
-        mesh,
-        &soa,
-        &prebuilt,
-        check_poses,
-        &mut results,
-        warnings,
-    ));
 
     let mut push = |method: String, threads: usize, query: Vec<f64>, total: Vec<f64>, hits| {
         let (mut query, mut total) = (query, total);
@@ -724,7 +536,6 @@ fn main() {
     let levels: &[u32] = if quick { &[0, 2] } else { &[0, 2, 3, 4] };
     let mut meshes = vec![(positions, triangles)];
     let mut rows = Vec::new();
-    let (mut checks, mut warnings) = (Vec::new(), Vec::new());
     let last = *levels.last().unwrap();
     for level in 0..=last {
         if level > 0 {
@@ -753,12 +564,9 @@ fn main() {
             p,
             t,
             &poses,
-            &label,
             quick,
-            t.len() >= PARALLEL_MIN_TRIANGLES,
+            t.len() >= SINGLE_THREAD_FROM,
             &mut rows,
-            &mut checks,
-            &mut warnings,
         );
     }
 
@@ -769,7 +577,7 @@ fn main() {
     report!(report, "- machine: {}", machine());
     report!(
         report,
-        "- trocar CPU contexts: cpu_threads = 0 ({}); also cpu_threads = 1 on meshes of {PARALLEL_MIN_TRIANGLES} \
+        "- trocar CPU contexts: cpu_threads = 0 ({}); also cpu_threads = 1 on meshes of {SINGLE_THREAD_FROM} \
          triangles or more (smaller ones run on the calling thread anyway). parry, brute force and the floor run \
          on 1 thread.",
         probe.device_name()
@@ -790,14 +598,6 @@ fn main() {
             ""
         }
     );
-    report!(report);
-    report!(report, "hit-set checks (undeformed mesh, capsule):");
-    for c in &checks {
-        report!(report, "- {c}");
-    }
-    for w in &warnings {
-        report!(report, "- {w}");
-    }
     report!(report);
     report!(
         report,

@@ -1,0 +1,159 @@
+//! trocar's capsule hit sets on the clip_select bench's inputs (the liver and its midpoint subdivisions, the
+//! bench's tool poses and radius, the mesh at rest) are exactly brute force's (trocar's exact distance to every
+//! triangle) and parry3d's (its BVH's candidates, then parry's exact distance), static and dynamic.
+//!
+//! The bench (`peers/benches/clip_select.rs`) times these selections; this test judges them. It uses the
+//! bench's scene helpers (`benches/common/`) and its parry selection (`peers/benches/common/select.rs`).
+
+#[path = "../../benches/common/mod.rs"]
+mod common;
+#[path = "../benches/common/select.rs"]
+mod select;
+
+use common::{DEPTH, ENTRY_DISTANCE, MOTION, Pose, RADIUS, subdivide, surface_poses, tool_of};
+use glam::Vec3;
+use parry3d::math::Vector;
+use parry3d::shape::TriMesh;
+use select::{Swept, parry_select};
+use trocar::{BackendKind, Context, ContextDef, MeshId, Results, VolumeKind};
+
+/// The bench's number of distinct poses.
+const POSES: usize = 16;
+
+/// Triangles within `radius` of `swept`, every triangle tested exactly.
+fn brute_force(
+    positions: &[[f32; 3]],
+    triangles: &[[u32; 3]],
+    swept: Swept,
+    radius: f32,
+) -> Vec<u32> {
+    (0..triangles.len() as u32)
+        .filter(|&t| {
+            let corners = triangles[t as usize].map(|i| Vec3::from(positions[i as usize]));
+            swept.distance(corners) <= radius
+        })
+        .collect()
+}
+
+fn trocar_hits(
+    ctx: &Context,
+    mesh: MeshId,
+    pose: &Pose,
+    dynamic: bool,
+    results: &mut Results,
+) -> Vec<u32> {
+    let tool = tool_of(pose);
+    if dynamic {
+        ctx.query_dynamic(mesh, &tool, pose.new_tip, VolumeKind::Capsule, results)
+    } else {
+        ctx.query_static(mesh, &tool, VolumeKind::Capsule, results)
+    }
+    .expect("query");
+    results
+        .hits(0)
+        .unwrap()
+        .iter()
+        .map(|h| h.triangle)
+        .collect()
+}
+
+/// Asserts that trocar's capsule hits equal brute force's and parry's for every pose, static and dynamic;
+/// returns the number of hits.
+fn check_mesh(
+    label: &str,
+    positions: &[[f32; 3]],
+    triangles: &[[u32; 3]],
+    poses: &[Pose],
+) -> usize {
+    let ctx = Context::new(&ContextDef {
+        backend: BackendKind::Cpu,
+        ..Default::default()
+    })
+    .expect("CPU context");
+    let mesh = ctx.create_mesh(positions, triangles).expect("mesh");
+    let mut results = ctx.create_results();
+    let prebuilt = TriMesh::new(
+        positions.iter().map(|&p| Vector::from_array(p)).collect(),
+        triangles.to_vec(),
+    )
+    .expect("parry TriMesh");
+    let (mut candidates, mut parry_hits) = (Vec::new(), Vec::new());
+    let mut total = 0;
+    for dynamic in [false, true] {
+        let kind = if dynamic { "dynamic" } else { "static" };
+        for (k, pose) in poses.iter().enumerate() {
+            let swept = Swept::of(pose, dynamic);
+            let ours = trocar_hits(&ctx, mesh, pose, dynamic, &mut results);
+            let brute = brute_force(positions, triangles, swept, RADIUS);
+            parry_select(
+                prebuilt.bvh(),
+                prebuilt.vertices(),
+                prebuilt.indices(),
+                swept,
+                RADIUS,
+                &mut candidates,
+                &mut parry_hits,
+            );
+            for (other, name) in [(&brute, "brute force"), (&parry_hits, "parry")] {
+                let only = |a: &[u32], b: &[u32]| -> Vec<String> {
+                    a.iter()
+                        .filter(|t| b.binary_search(t).is_err())
+                        .map(|&t| {
+                            let tri =
+                                triangles[t as usize].map(|i| Vec3::from(positions[i as usize]));
+                            format!("{t} (d - r = {:+.2e})", swept.distance(tri) - RADIUS)
+                        })
+                        .collect()
+                };
+                assert!(
+                    ours == *other,
+                    "{label}, {kind} capsule, pose {k}: trocar's {} hits differ from {name}'s {}; only trocar: \
+                     [{}]; only {name}: [{}]",
+                    ours.len(),
+                    other.len(),
+                    only(&ours, other).join(", "),
+                    only(other, &ours).join(", "),
+                );
+            }
+            total += ours.len();
+        }
+    }
+    total
+}
+
+#[test]
+fn capsule_hits_match_brute_force_and_parry_on_the_bench_meshes() {
+    let (positions, triangles) =
+        trocar::internals::load_obj(common::root_dir().join("data/meshes/liver-smooth.obj"))
+            .expect("the liver mesh");
+    let poses = surface_poses(&positions, &triangles, POSES, ENTRY_DISTANCE, DEPTH, MOTION);
+    assert_eq!(poses.len(), POSES, "the liver offers too few tool poses");
+
+    // The bench's meshes up to 280k triangles (levels 0, 2 and 3; every pose below 20k triangles, the first 8
+    // above, as the bench checked them); its 1.1M-triangle level only adds time.
+    let mut mesh = (positions, triangles);
+    for level in 0..=3 {
+        if level > 0 {
+            mesh = subdivide(&mesh.0, &mesh.1);
+        }
+        if level == 1 {
+            continue;
+        }
+        let (p, t) = &mesh;
+        let poses = if t.len() < 20_000 {
+            &poses[..]
+        } else {
+            &poses[..8]
+        };
+        let hits = check_mesh(
+            &format!("liver level {level}, {} triangles", t.len()),
+            p,
+            t,
+            poses,
+        );
+        assert!(
+            hits > 0,
+            "level {level}: no pose hits the liver: the check would be empty"
+        );
+    }
+}
