@@ -7,22 +7,24 @@
 //! - one mesh-against-mesh step (`Context::query_ccd`): the liver against a tool mesh swept through it, and
 //!   against a second, deforming liver pressed into it, with each per-primitive culling (sort-and-sweep, a
 //!   bounding-volume hierarchy rebuilt every step, a uniform grid rebuilt every step, and the brute-force
-//!   all-pairs swept-box reference) in the
-//!   same run (the same contacts required of all), and each one's speed-up over all pairs.
+//!   all-pairs swept-box reference) in the same run, and each one's speed-up over all pairs
+//!   (`tests/ccd_bench_scenes.rs` checks that every culling finds the reference's contacts on these scenes).
 //!
 //! `-- --quick` (or `TROCAR_BENCH_QUICK=1`): a few iterations, a smoke test.
 
 mod common;
 
 use common::{Report, format_time, machine, median_p90, quick_mode, report, seconds};
-use glam::{Vec3, vec3};
 use std::time::Instant;
-use trocar::{BackendKind, Context, ContextDef};
+use trocar::{BackendKind, ContextDef};
 use trocar::{CcdDef, Culling, Impact, ccd_edge_edge as edge_edge, ccd_vertex_face as vertex_face};
 
 #[path = "../tests/common/ccd_data.rs"]
 mod ccd_data;
-use ccd_data::{cylinder, load};
+use ccd_data::load;
+#[path = "common/ccd_scenes.rs"]
+mod ccd_scenes;
+use ccd_scenes::Scene;
 
 type Test = fn(&[[f64; 3]; 8], f64) -> Option<Impact>;
 
@@ -56,25 +58,6 @@ fn primitive_row(name: &str, test: Test, quick: bool) -> (usize, f64, usize, usi
     (queries.len(), median, fneg, fpos)
 }
 
-fn moved(p: &[[f32; 3]], by: Vec3) -> Vec<[f32; 3]> {
-    p.iter().map(|&x| (Vec3::from(x) + by).to_array()).collect()
-}
-
-/// Both meshes' positions after step k.
-type StepPositions = dyn Fn(usize) -> (Vec<[f32; 3]>, Vec<[f32; 3]>);
-
-/// A scene's step: `a` and `b` created, then `step(k)` gives both meshes' new positions for step k.
-struct Scene {
-    name: &'static str,
-    triangles: (usize, usize),
-    ctx: Context,
-    a: trocar::MeshId,
-    b: trocar::MeshId,
-    positions: Box<StepPositions>,
-    /// Both meshes' positions at creation.
-    start: (Vec<[f32; 3]>, Vec<[f32; 3]>),
-}
-
 /// The cullings measured, the reference last.
 const CULLINGS: [(Culling, &str); 4] = [
     (Culling::SortAndSweep, "sort-and-sweep"),
@@ -89,7 +72,6 @@ fn mesh_rows(scene: &Scene, quick: bool) -> [(f64, f64, usize, usize); 4] {
     let steps = if quick { 2 } else { 12 };
     let mut out = [(0.0, 0.0, 0, 0); 4];
     let mut results = scene.ctx.create_ccd_results();
-    let mut reference = scene.ctx.create_ccd_results();
     for (k, (culling, _)) in CULLINGS.into_iter().enumerate() {
         let def = CcdDef {
             culling,
@@ -124,22 +106,6 @@ fn mesh_rows(scene: &Scene, quick: bool) -> [(f64, f64, usize, usize); 4] {
             times.push(seconds(start, Instant::now()));
             contacts = contacts.max(results.stats().contacts);
             candidates = candidates.max(results.stats().candidates);
-            if culling != Culling::AllPairs {
-                let all = CcdDef {
-                    culling: Culling::AllPairs,
-                    ..def
-                };
-                scene
-                    .ctx
-                    .query_ccd(scene.a, scene.b, &all, &mut reference)
-                    .unwrap();
-                assert_eq!(
-                    results.contacts(),
-                    reference.contacts(),
-                    "{}: culling disagrees",
-                    scene.name
-                );
-            }
         }
         let (median, p90) = median_p90(&mut times);
         out[k] = (median, p90, contacts, candidates);
@@ -192,68 +158,7 @@ fn main() {
     };
     let (liver_p, liver_t) =
         trocar::internals::load_obj(common::liver_path()).expect("the liver mesh (data/meshes)");
-    let (lo, hi) = common::bounds(&liver_p);
-    let center = (lo + hi) / 2.0;
-    let mut scenes = Vec::new();
-    {
-        // A 5 mm tool (16-sided cylinder, 10 cm) pushed 1.5 cm per step along x through the liver's middle.
-        let ctx = Context::new(&ctx_def).unwrap();
-        let (tp, tt) = cylinder(
-            center + vec3(-6.0, 0.0, 0.0),
-            vec3(-10.0, 0.0, 0.0),
-            0.25,
-            16,
-        );
-        let a = ctx.create_mesh(&tp, &tt).unwrap();
-        let b = ctx.create_mesh(&liver_p, &liver_t).unwrap();
-        let still = liver_p.clone();
-        let start = (tp.clone(), liver_p.clone());
-        scenes.push(Scene {
-            start,
-            name: "liver vs tool",
-            triangles: (tt.len(), liver_t.len()),
-            ctx,
-            a,
-            b,
-            positions: Box::new(move |k| {
-                (
-                    moved(&tp, vec3(1.5 * (k + 1) as f32, 0.0, 0.0)),
-                    still.clone(),
-                )
-            }),
-        });
-    }
-    {
-        // A second liver, shifted by a fifth of the liver's size and breathing (±1 %), pressed 2 mm per step.
-        let ctx = Context::new(&ctx_def).unwrap();
-        let size = hi - lo;
-        let shift = size * 0.2;
-        let other: Vec<[f32; 3]> = moved(&liver_p, shift);
-        let a = ctx.create_mesh(&other, &liver_t).unwrap();
-        let b = ctx.create_mesh(&liver_p, &liver_t).unwrap();
-        let base = liver_p.clone();
-        let start = (other.clone(), liver_p.clone());
-        scenes.push(Scene {
-            start,
-            name: "liver vs liver",
-            triangles: (liver_t.len(), liver_t.len()),
-            ctx,
-            a,
-            b,
-            positions: Box::new(move |k| {
-                let s = 1.0 + 0.01 * (k as f32 * 0.7).sin();
-                let pa = other
-                    .iter()
-                    .map(|&p| {
-                        (center + shift + (Vec3::from(p) - center - shift) * s
-                            - shift * 0.02 * k as f32)
-                            .to_array()
-                    })
-                    .collect();
-                (pa, base.clone())
-            }),
-        });
-    }
+    let scenes = ccd_scenes::scenes(&ctx_def, &liver_p, &liver_t);
     report!(
         report,
         "## Mesh-against-mesh step (one thread; median and p90 of the steps)\n"
