@@ -176,10 +176,11 @@ fn time_tracker(
 }
 
 /// One segment updated on this thread while another thread rewrites every vertex without pause: what the
-/// lock-free mirror costs when a write overlaps almost every read.
+/// lock-free mirror costs when a write overlaps almost every read. `(mesh, triangles)`: the mesh and its triangle
+/// count.
 fn time_under_writes(
     ctx: &Context,
-    mesh: MeshId,
+    (mesh, triangles): (MeshId, usize),
     wave: &Wave,
     palpation: &Palpation,
     updates: usize,
@@ -233,7 +234,7 @@ fn time_under_writes(
     let note = format!(
         "{}: {} writes of every vertex meanwhile; {} computations for {} updates ({} retried), {} fallbacks \
          (the writer asked to wait); slowest update {}",
-        format_count(ctx.with_mesh(mesh, |m| m.triangle_count()).unwrap()),
+        format_count(triangles),
         writes,
         after.read_attempts - before.read_attempts,
         updates,
@@ -427,7 +428,8 @@ fn main() {
             index,
             deforming,
         ));
-        let (row, note) = time_under_writes(&ctx, mesh, &wave, &palpation, updates, index);
+        let (row, note) =
+            time_under_writes(&ctx, (mesh, t.len()), &wave, &palpation, updates, index);
         rows.push(row);
         notes.push(note);
         drop(attached);
