@@ -10,8 +10,6 @@ pub mod contact;
 pub mod coplanarity;
 pub mod edge_edge;
 mod exact;
-mod fixed_width;
-mod float_image;
 mod in_plane;
 pub mod inclusion;
 pub mod mesh_pair;

@@ -1,5 +1,5 @@
 //! Polynomials of degree at most 4 with 512-bit integer coefficients, on the stack: what the exact decision
-//! builds its polynomials with when the coordinates are short enough (see `algebraic.rs`).
+//! builds its polynomials with when the coordinates are short enough (see `mod.rs`).
 //!
 //! Building the coplanarity cubic and the side polynomials takes a few hundred products and sums of
 //! integers of 100 to 500 bits; in general-purpose big integers each one allocates, which makes building most
@@ -7,7 +7,7 @@
 //! from the results. An operation whose result does not fit (512 bits, degree 4) marks it overflowed, and so
 //! everything computed from it: the decision then builds again in big integers.
 
-use super::algebraic::Ring;
+use super::build::Ring;
 use num_bigint::{BigInt, Sign};
 
 /// Limbs of a magnitude: 8 × 64 = 512 bits.
