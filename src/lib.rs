@@ -81,8 +81,8 @@ pub use ccd::contact::{
     ContactKind, TROCAR_CCD_EDGE_EDGE, TROCAR_CCD_FACE_VERTEX, TROCAR_CCD_NO_INDEX,
     TROCAR_CCD_VERTEX_FACE,
 };
-pub use ccd::edge_edge::edge_edge as ccd_edge_edge;
-pub use ccd::vertex_face::vertex_face as ccd_vertex_face;
+pub use ccd::edge_edge as ccd_edge_edge;
+pub use ccd::vertex_face as ccd_vertex_face;
 pub use ccd::{CcdContact, CcdDef, CcdResults, CcdStats, Culling, Impact};
 pub use context::{BackendKind, Context, ContextDef};
 pub use error::{Error, ErrorKind, Result};

@@ -5,23 +5,16 @@
 //! bodies are the special case, with no precomputation for either.
 
 mod algebraic;
-pub mod broadphase;
-pub mod contact;
-pub mod coplanarity;
-pub mod edge_edge;
-mod exact;
-mod in_plane;
-pub mod inclusion;
-pub mod mesh_pair;
-mod planar;
-pub mod swept_box;
-pub mod vertex_face;
+mod mesh;
+mod primitive;
 
-pub use contact::CcdContact;
-pub use mesh_pair::{CcdDef, CcdResults, CcdScratch, CcdStats, Culling};
+pub use mesh::contact::CcdContact;
+pub use mesh::mesh_pair::{CcdDef, CcdResults, CcdScratch, CcdStats, Culling};
+pub use mesh::{broadphase, contact, mesh_pair, swept_box};
 
-pub use edge_edge::edge_edge;
-pub use vertex_face::vertex_face;
+pub use primitive::coplanarity;
+pub use primitive::edge_edge::edge_edge;
+pub use primitive::vertex_face::vertex_face;
 
 use crate::error::{Error, Result};
 
@@ -34,6 +27,15 @@ pub struct Impact {
     pub u: f64,
     /// Vertex-face: barycentric coordinate along f2 - f0; edge-edge: parameter along edge B.
     pub v: f64,
+}
+
+/// The two primitive pairs, which differ only in how the eight points combine into F.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pair {
+    /// Points: vertex, face corners a, b, c at t = 0, then the same at t = 1.
+    VertexFace,
+    /// Points: edge A's ends, edge B's ends at t = 0, then the same at t = 1.
+    EdgeEdge,
 }
 
 /// Refuses a separation distance the tests are not defined for (negative, NaN or infinite).

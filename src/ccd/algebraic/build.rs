@@ -4,7 +4,7 @@
 use super::MAX_COORDINATE_BITS;
 use super::fixed_width::{I512, Poly512};
 use super::poly::Poly;
-use crate::ccd::inclusion::Pair;
+use crate::ccd::Pair;
 use num_bigint::BigInt;
 use std::cell::OnceCell;
 

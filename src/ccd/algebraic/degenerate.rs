@@ -5,7 +5,7 @@ use super::build::Ring;
 use super::build::{Vector, add, cross, dot, neg, sub};
 use super::isolate::Isolated;
 use super::poly::Poly;
-use crate::ccd::inclusion::Pair;
+use crate::ccd::Pair;
 use std::cmp::Ordering;
 
 /// The primitives, for an instant where |n|² = 0: the face's corners collinear, or the edges parallel.

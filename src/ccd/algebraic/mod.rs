@@ -59,7 +59,7 @@ mod poly;
 mod sign_at_root;
 mod sturm;
 
-use super::inclusion::Pair;
+use crate::ccd::Pair;
 use build::{Built, Coordinates, big_differences, built, scaled_coordinates};
 use degenerate::{Degenerate, Degenerated};
 use dyadic::Dyadic;

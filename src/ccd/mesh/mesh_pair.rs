@@ -10,7 +10,7 @@ use super::contact::{
     TROCAR_CCD_VERTEX_FACE,
 };
 use super::swept_box::{SweptBox, margin, overlap_interval};
-use super::{Impact, edge_edge, vertex_face};
+use crate::ccd::{Impact, edge_edge, vertex_face};
 use crate::mesh::Mesh;
 use glam::DVec3;
 

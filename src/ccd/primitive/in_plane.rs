@@ -27,7 +27,7 @@
 //! (`fixed_side`): tight over long stretches, which the planar decision (`planar.rs`) examines whole.
 
 use super::coplanarity::Slab;
-use super::inclusion::Pair;
+use crate::ccd::Pair;
 
 /// Unit roundoff of `f64`.
 const U: f64 = f64::EPSILON / 2.0;
@@ -400,7 +400,7 @@ pub(crate) fn touching_in_axis_plane(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ccd::coplanarity::coplanar_times;
+    use crate::ccd::primitive::coplanarity::coplanar_times;
     use crate::ccd::tests::falling_vertex as through;
 
     /// The fixed-plane side test's enclosure holds the side function's values over the whole interval, on

@@ -1,7 +1,8 @@
 //! Vertex-face continuous collision: a moving point against a moving (deforming) triangle.
 
-use super::Impact;
-use super::inclusion::{Pair, earliest_root};
+use super::inclusion::earliest_root;
+use crate::ccd::Impact;
+use crate::ccd::Pair;
 
 /// When does the vertex first come within `min_separation` of the triangle during the step?
 ///

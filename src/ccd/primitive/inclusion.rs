@@ -14,13 +14,14 @@
 //! (u, v) -> (u, v (1 - u)), which keeps F multilinear and makes the root box's corners the triangle's own
 //! vertices, so no corner lies outside the face.
 
-use super::algebraic::{self, Exact};
 use super::coplanarity::{TIME_SLAB, coplanar_times, max_abs};
 use super::exact::{
     StaticFace, all_coplanar, predicates_exact, segments_touch, static_face, vertex_on_triangle,
 };
 use super::in_plane::{Frame, InPlane, in_plane, touching_in_axis_plane};
 use super::planar;
+use crate::ccd::Pair;
+use crate::ccd::algebraic::{self, Exact};
 use arrayvec::ArrayVec;
 use glam::DVec3;
 use std::cell::OnceCell;
@@ -65,15 +66,6 @@ const FIRST_BUDGET: usize = 24;
 /// Deepest split chain: each split halves one parameter (measured from its nearer end, so 66 halvings reach
 /// 2^-66 at either end).
 const MAX_DEPTH: usize = 3 * 66;
-
-/// The two primitive pairs, which differ only in how the eight points combine into F.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pair {
-    /// Points: vertex, face corners a, b, c at t = 0, then the same at t = 1.
-    VertexFace,
-    /// Points: edge A's ends, edge B's ends at t = 0, then the same at t = 1.
-    EdgeEdge,
-}
 
 /// Where the search found the earliest contact: `time` is a lower bound of the first instant the two
 /// primitives come within the separation distance; `u`, `v` locate it on the primitives (see

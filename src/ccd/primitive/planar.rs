@@ -13,7 +13,8 @@
 
 use super::coplanarity::{Slab, TIME_SLAB};
 use super::in_plane::{Frame, InPlane, in_plane};
-use super::inclusion::{Pair, Root};
+use super::inclusion::Root;
+use crate::ccd::Pair;
 use arrayvec::ArrayVec;
 
 /// Intervals examined before giving up (a degenerate face, a vertex sliding along an edge's line, contacts
