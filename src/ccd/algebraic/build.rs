@@ -231,7 +231,7 @@ pub(super) fn built(pair: Pair, x: &Coordinates, bits: i32) -> Built {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ccd::algebraic::{Exact, first_contact};
+    use crate::ccd::algebraic::{Decision, first_contact};
 
     /// Coordinates spanning more than 2^256 (1 beside 1e-300) are left to the search, whose cost is bounded;
     /// 2^-150 beside 1 is still decided. The public test answers both.
@@ -251,9 +251,12 @@ mod tests {
             ];
             let exact = first_contact(Pair::VertexFace, &points);
             if decided {
-                assert!(matches!(exact, Exact::Contact(t) if t <= 0.5), "{exact:?}");
+                assert!(
+                    matches!(exact, Decision::Contact(t) if t <= 0.5),
+                    "{exact:?}"
+                );
             } else {
-                assert_eq!(exact, Exact::Undecided);
+                assert_eq!(exact, Decision::Undecided);
             }
             let hit = crate::ccd::vertex_face(&points, 0.0).expect("the vertex crosses the face");
             assert!(hit.time <= 0.5);

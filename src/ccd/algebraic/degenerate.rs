@@ -190,7 +190,7 @@ impl Degenerated {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ccd::algebraic::{Exact, first_contact};
+    use crate::ccd::algebraic::{Decision, first_contact};
 
     /// Degenerate throughout, where |n|² and the sides vanish at every instant: parallel edges brought onto
     /// one line, overlapping or 2^-30 short of it, and a face collapsed to a segment that a vertex crosses
@@ -206,9 +206,9 @@ mod tests {
                 let [c0, c1] = b(-1.0, -z);
                 let got = first_contact(Pair::EdgeEdge, &[a[0], a[1], b0, b1, a[0], a[1], c0, c1]);
                 let want = if touching {
-                    Exact::Contact(0.5)
+                    Decision::Contact(0.5)
                 } else {
-                    Exact::Apart
+                    Decision::Apart
                 };
                 assert_eq!(got, want, "edges from x = {start}, z = {z}");
             }
@@ -229,9 +229,9 @@ mod tests {
                 ],
             );
             let want = if touching {
-                Exact::Contact(0.5)
+                Decision::Contact(0.5)
             } else {
-                Exact::Apart
+                Decision::Apart
             };
             assert_eq!(got, want, "vertex at x = {x}");
         }

@@ -88,7 +88,7 @@ const TIME_BITS: u32 = 24;
 /// The exact answer: the first contact's time (a lower bound within 2^-24 of the step, or the root itself
 /// when it is a dyadic rational), no contact at all, or a configuration left to the caller.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Exact {
+pub(crate) enum Decision {
     /// In contact at a time no earlier than this (and no contact before it).
     Contact(f64),
     /// No contact during the whole step.
@@ -143,7 +143,7 @@ fn verdict(root: &mut Isolated<'_>, shape: &Shape) -> Option<bool> {
 }
 
 /// The first root of `p` in [0, 1] at which the primitives touch (see [`verdict`]).
-fn first_root_in_contact(p: Poly, shape: &Shape, steps: &Cell<u32>) -> Exact {
+fn first_root_in_contact(p: Poly, shape: &Shape, steps: &Cell<u32>) -> Decision {
     enum Item {
         Between(Dyadic, Dyadic),
         At(Dyadic),
@@ -155,9 +155,9 @@ fn first_root_in_contact(p: Poly, shape: &Shape, steps: &Cell<u32>) -> Exact {
     // a root.
     if p.sign_at(&zero) == Ordering::Equal {
         match at(&p, &zero) {
-            Some(true) => return Exact::Contact(0.0),
+            Some(true) => return Decision::Contact(0.0),
             Some(false) => {}
-            None => return Exact::Undecided,
+            None => return Decision::Undecided,
         }
         while !p.is_zero() && p.sign_at(&zero) == Ordering::Equal {
             p = p.divide_root(&zero);
@@ -173,9 +173,9 @@ fn first_root_in_contact(p: Poly, shape: &Shape, steps: &Cell<u32>) -> Exact {
     while let Some(item) = stack.pop() {
         let (l, r) = match item {
             Item::At(x) => match at(&p, &x) {
-                Some(true) => return Exact::Contact(x.floor_f64()),
+                Some(true) => return Decision::Contact(x.floor_f64()),
                 Some(false) => continue,
-                None => return Exact::Undecided,
+                None => return Decision::Undecided,
             },
             Item::Between(l, r) => (l, r),
         };
@@ -186,13 +186,13 @@ fn first_root_in_contact(p: Poly, shape: &Shape, steps: &Cell<u32>) -> Exact {
         if count == 1 {
             let mut root = Isolated::between(&p, &sturm, steps, l, r);
             match verdict(&mut root, shape) {
-                Some(true) => return Exact::Contact(root.start()),
+                Some(true) => return Decision::Contact(root.start()),
                 Some(false) => continue,
-                None => return Exact::Undecided,
+                None => return Decision::Undecided,
             }
         }
         if !spend(steps) {
-            return Exact::Undecided;
+            return Decision::Undecided;
         }
         let m = Dyadic::mid(&l, &r);
         stack.push(Item::Between(m.clone(), r));
@@ -207,19 +207,19 @@ fn first_root_in_contact(p: Poly, shape: &Shape, steps: &Cell<u32>) -> Exact {
     }
     if root_at_one {
         return match at(&p, &one) {
-            Some(true) => Exact::Contact(1.0),
-            Some(false) => Exact::Apart,
-            None => Exact::Undecided,
+            Some(true) => Decision::Contact(1.0),
+            Some(false) => Decision::Apart,
+            None => Decision::Undecided,
         };
     }
-    Exact::Apart
+    Decision::Apart
 }
 
 /// The first contact of the two primitives during the step without a separation, decided exactly (see the
 /// module's documentation). `points` in the CCD benchmark's order; finite.
-pub(crate) fn first_contact(pair: Pair, points: &[[f64; 3]; 8]) -> Exact {
+pub(crate) fn first_contact(pair: Pair, points: &[[f64; 3]; 8]) -> Decision {
     let Some((x, bits)) = scaled_coordinates(points) else {
-        return Exact::Undecided;
+        return Decision::Undecided;
     };
     let Built {
         coplanarity,
@@ -243,20 +243,20 @@ pub(crate) fn first_contact(pair: Pair, points: &[[f64; 3]; 8]) -> Exact {
         &mut Isolated::at(&coplanarity, &steps, Dyadic::integer(0)),
         &shape,
     ) {
-        Some(true) => return Exact::Contact(0.0),
+        Some(true) => return Decision::Contact(0.0),
         Some(false) => {}
-        None => return Exact::Undecided,
+        None => return Decision::Undecided,
     }
-    let mut first = Exact::Apart;
+    let mut first = Decision::Apart;
     for q in candidates.into_iter().filter(|q| !q.is_zero()) {
         match first_root_in_contact(q, &shape, &steps) {
-            Exact::Undecided => return Exact::Undecided,
-            Exact::Contact(t) => {
-                if !matches!(first, Exact::Contact(best) if best <= t) {
-                    first = Exact::Contact(t);
+            Decision::Undecided => return Decision::Undecided,
+            Decision::Contact(t) => {
+                if !matches!(first, Decision::Contact(best) if best <= t) {
+                    first = Decision::Contact(t);
                 }
             }
-            Exact::Apart => {}
+            Decision::Apart => {}
         }
     }
     first
@@ -382,9 +382,9 @@ pub(super) mod tests {
             );
             for (what, got) in [("vertex-face", vf), ("edge-edge", ee)] {
                 if touching {
-                    assert_eq!(got, Exact::Contact(0.5), "{what} #{k}: s = {s}");
+                    assert_eq!(got, Decision::Contact(0.5), "{what} #{k}: s = {s}");
                 } else {
-                    assert_eq!(got, Exact::Apart, "{what} #{k}: s = {s}");
+                    assert_eq!(got, Decision::Apart, "{what} #{k}: s = {s}");
                 }
             }
         }
@@ -406,10 +406,14 @@ pub(super) mod tests {
             };
             let m = along(f0, f1, 0.5);
             let entering = query(along(f2, m, 2.0), f2);
-            assert_eq!(entering, Exact::Contact(0.5), "#{k}");
+            assert_eq!(entering, Decision::Contact(0.5), "#{k}");
             let far = along(f0, f1, 3.0);
-            assert_eq!(query(far, f1), Exact::Contact(1.0), "#{k}");
-            assert_eq!(query(far, along(f0, f1, 1.0 + eps)), Exact::Apart, "#{k}");
+            assert_eq!(query(far, f1), Decision::Contact(1.0), "#{k}");
+            assert_eq!(
+                query(far, along(f0, f1, 1.0 + eps)),
+                Decision::Apart,
+                "#{k}"
+            );
         }
     }
 
@@ -444,11 +448,11 @@ pub(super) mod tests {
                 Pair::EdgeEdge => crate::ccd::edge_edge(&points, 0.0).map(|i| i.time),
             };
             match (first_contact(pair, &points), public) {
-                (Exact::Contact(t), Some(p)) => {
+                (Decision::Contact(t), Some(p)) => {
                     contacts += 1;
                     assert!((t - p).abs() <= 2f64.powi(-19), "#{k}: {t} against {p}");
                 }
-                (Exact::Apart, None) => {}
+                (Decision::Apart, None) => {}
                 (exact, public) => {
                     panic!("#{k} {pair:?}: {exact:?} against {public:?}: {points:?}")
                 }
@@ -486,8 +490,8 @@ pub(super) mod tests {
                 (Pair::EdgeEdge, crate::ccd::edge_edge(&points, 0.0))
             };
             match (first_contact(pair, &points), public) {
-                (Exact::Contact(_), Some(_)) => contacts += 1,
-                (Exact::Apart, None) => {}
+                (Decision::Contact(_), Some(_)) => contacts += 1,
+                (Decision::Apart, None) => {}
                 (exact, public) => {
                     panic!("#{k} {pair:?}: {exact:?} against {public:?}: {points:?}")
                 }
@@ -521,14 +525,14 @@ pub(super) mod tests {
                     std::array::from_fn(|k| [v[3 * k], v[3 * k + 1], v[3 * k + 2]]);
                 let truth = v[24] == 1.0;
                 match first_contact(pair, &points) {
-                    Exact::Contact(t) => {
+                    Decision::Contact(t) => {
                         assert!(truth, "{name} query {i}: contact at {t}, ground truth none");
                         assert!((0.0..=1.0).contains(&t));
                     }
-                    Exact::Apart => {
+                    Decision::Apart => {
                         assert!(!truth, "{name} query {i}: apart, ground truth contact")
                     }
-                    Exact::Undecided => {
+                    Decision::Undecided => {
                         eprintln!("{name} {i} undecided");
                         undecided += 1
                     }

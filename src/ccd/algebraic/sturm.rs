@@ -177,7 +177,7 @@ mod tests {
     use super::*;
     use crate::ccd::algebraic::sign_at_root::sign_at_root;
     use crate::ccd::algebraic::tests::*;
-    use crate::ccd::algebraic::{Exact, MAX_BISECTIONS, first_root_in_contact};
+    use crate::ccd::algebraic::{Decision, MAX_BISECTIONS, first_root_in_contact};
     use num_traits::ToPrimitive;
     use std::cell::Cell;
 
@@ -378,11 +378,11 @@ mod tests {
         let steps = Cell::new(MAX_BISECTIONS);
         let first = first_root_in_contact(p.clone(), &positive(vec![q.clone()]), &steps);
         // Q is negative at the first root, zero nowhere: the contact is at the second root.
-        let Exact::Contact(t) = first else {
+        let Decision::Contact(t) = first else {
             panic!("{first:?}")
         };
         assert!(t <= ((&a + 1u32).to_f64().unwrap()) / 2f64.powi(73));
         let first = first_root_in_contact(p, &positive(vec![q.neg()]), &Cell::new(MAX_BISECTIONS));
-        assert!(matches!(first, Exact::Contact(_)), "{first:?}");
+        assert!(matches!(first, Decision::Contact(_)), "{first:?}");
     }
 }

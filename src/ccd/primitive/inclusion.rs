@@ -15,13 +15,13 @@
 //! vertices, so no corner lies outside the face.
 
 use super::coplanarity::{TIME_SLAB, coplanar_times, max_abs};
-use super::exact::{
-    StaticFace, all_coplanar, predicates_exact, segments_touch, static_face, vertex_on_triangle,
-};
 use super::in_plane::{Frame, InPlane, in_plane, touching_in_axis_plane};
 use super::planar;
+use super::static_predicates::{
+    StaticFace, all_coplanar, predicates_apply, segments_touch, static_face, vertex_on_triangle,
+};
 use crate::ccd::Pair;
-use crate::ccd::algebraic::{self, Exact};
+use crate::ccd::algebraic::{self, Decision};
 use arrayvec::ArrayVec;
 use glam::DVec3;
 use std::cell::OnceCell;
@@ -56,7 +56,7 @@ const SEPARATION_SLACK: f64 = 1.0 / 1024.0;
 pub(crate) const MAX_BOXES: usize = 1 << 12;
 
 /// Cells the search examines, without a separation, before the query is decided exactly instead (see
-/// `algebraic.rs`); the rest of [`MAX_BOXES`] is searched only where that decision is left undecided. An
+/// `ccd/algebraic/`); the rest of [`MAX_BOXES`] is searched only where that decision is left undecided. An
 /// exact decision costs about as much as a few dozen cells, while the search takes up to 3,000 cells to rule
 /// out a near-miss at the rounding level and runs out of cells on some. 24: the fastest budget on the
 /// cube-cliff sample files with the decision as it is; the best budget falls as the decision gets cheaper
@@ -651,7 +651,7 @@ fn grown(c: &Cell) -> Cell {
 /// somewhere in it (scale: the query's largest coordinate magnitude rounded up to a power of two), or the
 /// search ran out of cells ([`MAX_BOXES`]). Those last two, the only unproven contacts, need a separation or a
 /// query whose exact decision was left undecided: without a separation, a query that the search has not
-/// settled after [`FIRST_BUDGET`] cells is decided exactly (see `algebraic.rs`; its contact is reported at
+/// settled after [`FIRST_BUDGET`] cells is decided exactly (see `ccd/algebraic/`; its contact is reported at
 /// the start of a stretch of 2^-24 of the step that holds it); only roots too close to isolate, or
 /// coordinates spanning more than 2^256, send it back to the search.
 pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Option<Root> {
@@ -674,9 +674,9 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
         }
         exact_tried = true;
         match algebraic::first_contact(pair, points) {
-            Exact::Contact(time) => Searched::Step(Some(root_at(pair, search.p, time))),
-            Exact::Apart => Searched::Step(None),
-            Exact::Undecided => {
+            Decision::Contact(time) => Searched::Step(Some(root_at(pair, search.p, time))),
+            Decision::Apart => Searched::Step(None),
+            Decision::Undecided => {
                 *budget = MAX_BOXES - FIRST_BUDGET;
                 Searched::Cell(search.run(root, slab, known, budget))
             }
@@ -693,7 +693,7 @@ pub fn earliest_root(pair: Pair, points: &[[f64; 3]; 8], separation: f64) -> Opt
             let first = times.next()?;
             let (p, scale, separation) = normalize(points, separation);
             // Exact decisions of the degenerate configurations that the search can only refine towards.
-            let exact = predicates_exact(&p);
+            let exact = predicates_apply(&p);
             if exact {
                 // Touching at t = 0 needs the four points coplanar then: only if the first slab starts there
                 // (before it, D is provably non-zero).

@@ -4,8 +4,8 @@
 
 pub mod coplanarity;
 pub(crate) mod edge_edge;
-pub(crate) mod exact;
 pub(crate) mod in_plane;
 pub(crate) mod inclusion;
 pub(crate) mod planar;
+pub(crate) mod static_predicates;
 pub(crate) mod vertex_face;

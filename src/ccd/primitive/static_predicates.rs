@@ -1,8 +1,8 @@
-//! Exact static tests that decide the benchmark's degenerate configurations before any search: contact at
+//! Static predicates: exact tests that decide the benchmark's degenerate configurations before any search: contact at
 //! the very start or end of the step (a vertex exactly on the closed triangle, two edges exactly touching) and
 //! a vertex moving past a static triangle. Each is a handful of Shewchuk's adaptive orientation predicates
 //! (the `robust` crate), exact in the sign for double inputs as long as nothing underflows or overflows, which
-//! [`predicates_exact`] makes sure of.
+//! [`predicates_apply`] makes sure of.
 //!
 //! Every test answers "proven" or "not proven": a `false` (or [`StaticFace::Unknown`]) decides nothing and the
 //! caller goes on with the search.
@@ -18,7 +18,7 @@ const SMALLEST: f64 =
     1.0 / (1u64 << 50) as f64 / (1u64 << 50) as f64 / (1u64 << 50) as f64 / (1u64 << 50) as f64;
 
 /// True when the predicates below are exact for these (normalized, largest magnitude in [1, 2)) points.
-pub(crate) fn predicates_exact(p: &[[f64; 3]; 8]) -> bool {
+pub(crate) fn predicates_apply(p: &[[f64; 3]; 8]) -> bool {
     // Without short circuits: 24 independent comparisons, which the compiler vectorizes.
     p.as_flattened().iter().fold(true, |ok, &x| {
         let a = x.abs();
