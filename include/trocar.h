@@ -1162,9 +1162,9 @@ TrocarStatus trocar_ccd_results_contacts(const struct TrocarCcdResults *results,
  * The vertex and the triangle's corners move (and the triangle deforms) linearly over t in [0, 1]. Conservative:
  * `*out_collides = 0` only if, in exact arithmetic on the given doubles, they stay farther than `min_separation`
  * (Euclidean) apart for the whole step; `1` comes with `*out_time_of_impact`, a lower bound of the first time
- * they come that close (none happens earlier), `0` with 1.0. A reported contact is proven, or within about 2^-62
- * times the largest coordinate of one; the time is within about 2^-20 of the step: docs/ccd.md, "The primitive
- * tests' promise", gives the exact terms.
+ * they come that close (none happens earlier), `0` with 1.0. A reported contact is proven, but for rare queries
+ * (then within about 2^-62 times the largest coordinate of one); its time is mostly the start of a stretch of
+ * 2^-20 of the step that holds it. docs/ccd.md, "The primitive tests' promise", gives the exact terms.
  *
  * # Safety
  * - `points`: 24 doubles, v, f0, f1, f2 at t = 0 then at t = 1 (x, y, z each), read during the call only; not
