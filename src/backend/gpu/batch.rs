@@ -24,8 +24,6 @@ const INITIAL_CANDIDATES: u32 = 1 << 14;
 /// Hits from which a batch of several queries is sorted into them on several threads: below, starting the
 /// threads' work costs more than it saves.
 const PARALLEL_HITS: u32 = 1 << 13;
-/// Longest wait for a batch (a hung device is reported as lost rather than blocking forever).
-const MAP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 /// Bytes of the counters (hits, feedback vertices, then one candidate count per dispatch), which also start
 /// the read-back buffer.
 fn counters_size(dispatches: usize) -> u64 {

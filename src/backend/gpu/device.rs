@@ -108,6 +108,13 @@ fn instance() -> wgpu::Instance {
 }
 
 impl Gpu {
+    /// Longest wait for a batch before the device counts as lost (a hung device must not block forever): a
+    /// software adapter runs the shaders on the host's cores, which a loaded host slows down by minutes.
+    pub(super) fn wait_limit(&self) -> std::time::Duration {
+        let seconds = if is_hardware(&self.info) { 60 } else { 600 };
+        std::time::Duration::from_secs(seconds)
+    }
+
     /// Opens the best adapter: hardware only, unless `allow_software` also admits a software one.
     pub fn open(allow_software: bool) -> Result<Self> {
         let adapter = choose_adapter(allow_software)?;

@@ -2,7 +2,7 @@
 //! first read-back did not hold, and hand the records to [`super::assemble`].
 
 use super::assemble::assemble;
-use super::{GpuScratch, InFlight, MAP_TIMEOUT, PARALLEL_HITS, map_for_reading, mapped_view};
+use super::{GpuScratch, InFlight, PARALLEL_HITS, map_for_reading, mapped_view};
 use crate::backend::PreparedQuery;
 use crate::backend::gpu::GpuBackend;
 use crate::backend::gpu::device::lost;
@@ -17,7 +17,8 @@ impl GpuScratch {
         // When several threads poll the device, the one that retires a submission runs its map callbacks
         // after it releases wgpu's locks, so this thread's wait can return a moment before its callback has
         // run: poll again until it has (bounded, in case a driver never answers).
-        let deadline = std::time::Instant::now() + MAP_TIMEOUT;
+        let limit = self.gpu.wait_limit();
+        let deadline = std::time::Instant::now() + limit;
         loop {
             if let Some(mapped) = f.mapped.lock().take() {
                 return match mapped {
@@ -30,7 +31,7 @@ impl GpuScratch {
             }
             let polled = self.gpu.device.poll(wgpu::PollType::Wait {
                 submission_index: Some(f.submission.clone()),
-                timeout: Some(MAP_TIMEOUT),
+                timeout: Some(limit),
             });
             if let Err(e) = polled {
                 self.gpu.mark_lost();
@@ -39,7 +40,7 @@ impl GpuScratch {
             if std::time::Instant::now() > deadline {
                 self.gpu.mark_lost();
                 return Err(lost(format!(
-                    "the GPU's results were not readable {MAP_TIMEOUT:?} after the batch completed"
+                    "the GPU's results were not readable {limit:?} after the batch completed"
                 )));
             }
             std::thread::yield_now();
