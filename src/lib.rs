@@ -77,6 +77,7 @@ pub(crate) mod results;
 #[doc(hidden)]
 pub mod internals;
 
+pub use ccd::check_query as ccd_check_query;
 pub use ccd::contact::{
     ContactKind, TROCAR_CCD_EDGE_EDGE, TROCAR_CCD_FACE_VERTEX, TROCAR_CCD_NO_INDEX,
     TROCAR_CCD_VERTEX_FACE,
