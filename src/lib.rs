@@ -71,6 +71,7 @@ pub(crate) mod mesh_motion;
 pub(crate) mod mesh_store;
 pub(crate) mod obj;
 pub(crate) mod query;
+mod reseed;
 mod quiet_panics;
 pub(crate) mod results;
 

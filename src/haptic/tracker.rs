@@ -33,9 +33,9 @@ use super::seeds::Seeds;
 use super::view::HapticView;
 use crate::error::{Error, ErrorKind, Result};
 use crate::geometry::Tool;
-use crate::geometry::tool_volume::SweptShape;
 use crate::mesh_id::MeshId;
-use crate::results::Results;
+use crate::query::Hit;
+use glam::Vec3;
 use parking_lot::{MappedMutexGuard, Mutex, MutexGuard};
 use state::State;
 use std::sync::Arc;
@@ -273,46 +273,17 @@ impl Tracker {
         }))
     }
 
-    /// Offers the hits of query `query_index` of `results` (a clip-select query on this tracker's mesh, run at
-    /// simulation rate) as starting points for the next update: each segment and end point starts from its
-    /// nearest hit if that is closer than where it is. Safe to call from another thread than the updates';
-    /// waits at most for an update to copy the previous candidates.
-    pub fn reseed(&self, results: &Results, query_index: usize) -> Result<()> {
-        if results.context != self.context {
-            return Err(Error::invalid(
-                "results object belongs to another context than the tracker",
-            ));
-        }
-        if results.is_pending() {
-            return Err(Error::new(
-                ErrorKind::Pending,
-                "results object has a submitted batch: wait for it before reseeding",
-            ));
-        }
-        let output = results.get(query_index).ok_or_else(|| {
-            Error::out_of_range(format!(
-                "query index {query_index} but the last run answered {} queries",
-                results.len()
-            ))
-        })?;
-        // The prepared queries are those the outputs answer (a refused query changes neither).
-        let query = *results.scratch.prepared.get(query_index).ok_or_else(|| {
-            Error::out_of_range(format!(
-                "query index {query_index} has no prepared query in the results"
-            ))
-        })?;
-        if query.mesh != self.mesh {
-            return Err(Error::invalid(format!(
-                "query {query_index} of the results was asked on another mesh than the tracker's"
-            )));
-        }
+    /// The tag of the context that created this tracker.
+    pub(crate) fn context_tag(&self) -> u32 {
+        self.context
+    }
+
+    /// Offers clip-select hits of a query with the tool from `entry` to `end` as starting points for the
+    /// next update (see [`crate::reseed`], which reads them from a results object).
+    pub(crate) fn offer_seeds(&self, hits: &[Hit], entry: Vec3, end: Vec3) -> Result<()> {
         self.check_alive()?;
-        let (entry, end) = match query.volume.shape {
-            SweptShape::Segment(entry, tip) => (entry, tip),
-            SweptShape::Triangle(entry, _, new_tip) => (entry, new_tip),
-        };
         let mut seeds = self.seeds.lock();
-        seeds.choose(output.hits(), entry, end);
+        seeds.choose(hits, entry, end);
         self.seeds_pending.store(true, Ordering::Release);
         Ok(())
     }
