@@ -55,8 +55,6 @@
 pub use glam;
 
 pub(crate) mod backend;
-// ccd/ keeps `never_coplanar` and a `CcdScratch` re-export that nothing outside it uses.
-#[allow(dead_code, unused_imports)]
 pub(crate) mod ccd;
 pub(crate) mod context;
 pub(crate) mod error;

@@ -9,10 +9,9 @@ mod mesh;
 mod primitive;
 
 pub use mesh::contact::CcdContact;
-pub use mesh::mesh_pair::{CcdDef, CcdResults, CcdScratch, CcdStats, Culling};
-pub use mesh::{broadphase, contact, mesh_pair, swept_box};
+pub use mesh::mesh_pair::{CcdDef, CcdResults, CcdStats, Culling};
+pub use mesh::{broadphase, contact, swept_box};
 
-pub use primitive::coplanarity;
 pub use primitive::edge_edge::edge_edge;
 pub use primitive::vertex_face::vertex_face;
 

@@ -36,12 +36,6 @@ pub(crate) fn det_and_permanent(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> (f64, 
     (det, permanent)
 }
 
-/// True when the four points `x[0..4]` (at t = 0) moving linearly to `x[4..8]` (at t = 1) are provably never
-/// coplanar during the step, for every real input that rounds to these doubles.
-pub fn never_coplanar(x: &[[f64; 3]; 8]) -> bool {
-    matches!(coplanar_times(x), Some(None))
-}
-
 /// The slabs of time in which the four points may be coplanar ([`CoplanarTimes`]); `Some(None)` when they
 /// provably never are (the common case, settled before any subdivision is set up), `None` when the cubic
 /// cannot be bounded (see [`bernstein`]) and every time must be searched.
