@@ -261,31 +261,46 @@ pub fn grid_pairs(
     if tree.is_empty() || queries.is_empty() {
         return;
     }
-    // Whole-step spans in f64, the tree's grown by the margin (once is enough for a pair within it).
-    let span = |s: &SweptBox, k: usize, grow: f64| {
-        let (lo, hi) = s.span(k);
-        (f64::from(lo) - grow, f64::from(hi) + grow)
-    };
-    let bounds = |boxes: &[SweptBox], grow: f64| {
-        let mut lo = [f64::INFINITY; 3];
-        let mut hi = [f64::NEG_INFINITY; 3];
-        for s in boxes {
-            for k in 0..3 {
-                let (l, h) = span(s, k, grow);
-                lo[k] = lo[k].min(l);
-                hi[k] = hi[k].max(h);
-            }
-        }
-        (lo, hi)
-    };
-    let (tree_lo, tree_hi) = bounds(tree, margin);
-    let (query_lo, query_hi) = bounds(queries, 0.0);
-    let lo = [0, 1, 2].map(|k| tree_lo[k].max(query_lo[k]));
-    let hi = [0, 1, 2].map(|k| tree_hi[k].min(query_hi[k]));
-    if (0..3).any(|k| lo[k] > hi[k]) {
+    let Some(grid) = Grid::over(tree, queries, margin) else {
         return;
+    };
+    grid.fill(tree, margin, scratch);
+    grid.meet(queries, scratch, |t, q| {
+        let (i, j) = if swap { (t, q) } else { (q, t) };
+        if overlap_interval(&a[i as usize], &b[j as usize], margin).is_some() {
+            out.push((i, j));
+        }
+    });
+}
+
+/// A box's whole-step span along axis `k` in f64, grown by `grow` on both sides.
+fn span(s: &SweptBox, k: usize, grow: f64) -> (f64, f64) {
+    let (lo, hi) = s.span(k);
+    (f64::from(lo) - grow, f64::from(hi) + grow)
+}
+
+/// The bounds of `boxes`' whole-step spans, each grown by `grow`.
+fn bounds(boxes: &[SweptBox], grow: f64) -> ([f64; 3], [f64; 3]) {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for s in boxes {
+        for k in 0..3 {
+            let (l, h) = span(s, k, grow);
+            lo[k] = lo[k].min(l);
+            hi[k] = hi[k].max(h);
+        }
     }
-    // Cubic cells about the tree boxes' average largest extent, coarsened until the count is bounded.
+    (lo, hi)
+}
+
+/// The cell counts along each axis of cubic cells of side `size` over `lo`..`hi`, at most 2^20 per axis.
+fn dims(lo: [f64; 3], hi: [f64; 3], size: f64) -> [usize; 3] {
+    [0, 1, 2].map(|k| (((hi[k] - lo[k]) / size).floor() as usize + 1).min(1 << 20))
+}
+
+/// The side of the grid's cubic cells over `lo`..`hi`: about the tree boxes' average largest extent
+/// (grown by `margin`), coarsened until the cell count is within [`CELLS_PER_BOX`] per tree box.
+fn cell_size(tree: &[SweptBox], margin: f64, lo: [f64; 3], hi: [f64; 3]) -> f64 {
     let mean_extent = tree
         .iter()
         .map(|s| {
@@ -310,82 +325,141 @@ pub fn grid_pairs(
         .max(volume_cell)
         .max(largest / (1 << 20) as f64)
         .max(f64::MIN_POSITIVE);
-    let dims =
-        |size: f64| [0, 1, 2].map(|k| (((hi[k] - lo[k]) / size).floor() as usize + 1).min(1 << 20));
-    while dims(size).iter().map(|&n| n as f64).product::<f64>() > budget {
+    while dims(lo, hi, size)
+        .iter()
+        .map(|&n| n as f64)
+        .product::<f64>()
+        > budget
+    {
         size *= 1.5;
     }
-    let n = dims(size);
-    // The cells a span covers along axis k: a monotonic map, so two overlapping spans share a cell.
-    let cell = |x: f64, k: usize| (((x - lo[k]) / size).floor().max(0.0) as usize).min(n[k] - 1);
-    let range = |s: &SweptBox, grow: f64| {
+    size
+}
+
+/// A cell range: per axis, the first and last cell a span covers.
+type CellRange = [[usize; 2]; 3];
+
+/// The uniform grid of [`grid_pairs`]: `n` cubic cells of side `size` per axis from `lo`, over the region
+/// `lo`..`hi` that both lists' whole-step spans share.
+struct Grid {
+    lo: [f64; 3],
+    hi: [f64; 3],
+    size: f64,
+    n: [usize; 3],
+}
+
+impl Grid {
+    /// The grid over the region where the tree's spans (grown by `margin`, once is enough for a pair within
+    /// it) and the queries' spans meet; `None` when they do not.
+    fn over(tree: &[SweptBox], queries: &[SweptBox], margin: f64) -> Option<Self> {
+        let (tree_lo, tree_hi) = bounds(tree, margin);
+        let (query_lo, query_hi) = bounds(queries, 0.0);
+        let lo = [0, 1, 2].map(|k| tree_lo[k].max(query_lo[k]));
+        let hi = [0, 1, 2].map(|k| tree_hi[k].min(query_hi[k]));
+        if (0..3).any(|k| lo[k] > hi[k]) {
+            return None;
+        }
+        let size = cell_size(tree, margin, lo, hi);
+        let n = dims(lo, hi, size);
+        Some(Self { lo, hi, size, n })
+    }
+
+    /// The cell holding `x` along axis `k`, clamped to the grid: a monotonic map, so two overlapping spans
+    /// share a cell.
+    fn cell(&self, x: f64, k: usize) -> usize {
+        (((x - self.lo[k]) / self.size).floor().max(0.0) as usize).min(self.n[k] - 1)
+    }
+
+    /// The cells `s`'s span (grown by `grow`) covers, or `None` when it lies outside the grid.
+    fn range(&self, s: &SweptBox, grow: f64) -> Option<CellRange> {
         let mut r = [[0usize; 2]; 3];
-        for k in 0..3 {
+        for (k, cells) in r.iter_mut().enumerate() {
             let (l, h) = span(s, k, grow);
-            if h < lo[k] || l > hi[k] {
+            if h < self.lo[k] || l > self.hi[k] {
                 return None;
             }
-            r[k] = [cell(l, k), cell(h, k)];
+            *cells = [self.cell(l, k), self.cell(h, k)];
         }
         Some(r)
-    };
-    let index = |i: usize, j: usize, k: usize| (k * n[1] + j) * n[0] + i;
-    let GridScratch {
-        starts,
-        items,
-        ranges,
-        seen,
-        cursor,
-    } = scratch;
-    // Counting sort of the tree boxes into their cells.
-    starts.clear();
-    starts.resize(n[0] * n[1] * n[2] + 1, 0);
-    ranges.clear();
-    ranges.extend(tree.iter().map(|s| range(s, margin)));
-    let each_cell = |r: &[[usize; 2]; 3], f: &mut dyn FnMut(usize)| {
+    }
+
+    /// Calls `f` with the index of each cell of `r`, x fastest.
+    fn each_cell(&self, r: &CellRange, mut f: impl FnMut(usize)) {
+        let n = self.n;
         for k in r[2][0]..=r[2][1] {
             for j in r[1][0]..=r[1][1] {
                 for i in r[0][0]..=r[0][1] {
-                    f(index(i, j, k));
+                    f((k * n[1] + j) * n[0] + i);
                 }
             }
         }
-    };
-    for r in ranges.iter().flatten() {
-        each_cell(r, &mut |c| starts[c + 1] += 1);
     }
-    for c in 0..starts.len() - 1 {
-        starts[c + 1] += starts[c];
+
+    /// Counting sort of the tree boxes (grown by `margin`) into the cells they cover: `starts` and `items`
+    /// list each cell's boxes in increasing order; `ranges` keeps each box's cells.
+    fn fill(&self, tree: &[SweptBox], margin: f64, scratch: &mut GridScratch) {
+        let GridScratch {
+            starts,
+            items,
+            ranges,
+            cursor,
+            ..
+        } = scratch;
+        starts.clear();
+        starts.resize(self.n[0] * self.n[1] * self.n[2] + 1, 0);
+        ranges.clear();
+        ranges.extend(tree.iter().map(|s| self.range(s, margin)));
+        for r in ranges.iter().flatten() {
+            self.each_cell(r, |c| starts[c + 1] += 1);
+        }
+        for c in 0..starts.len() - 1 {
+            starts[c + 1] += starts[c];
+        }
+        items.clear();
+        items.resize(*starts.last().unwrap_or(&0) as usize, 0);
+        cursor.clear();
+        cursor.extend_from_slice(&starts[..starts.len() - 1]);
+        for (t, r) in ranges.iter().enumerate() {
+            if let Some(r) = r {
+                self.each_cell(r, |c| {
+                    items[cursor[c] as usize] = t as u32;
+                    cursor[c] += 1;
+                });
+            }
+        }
     }
-    items.clear();
-    items.resize(*starts.last().unwrap_or(&0) as usize, 0);
-    cursor.clear();
-    cursor.extend_from_slice(&starts[..starts.len() - 1]);
-    for (t, r) in ranges.iter().enumerate() {
-        if let Some(r) = r {
-            each_cell(r, &mut |c| {
-                items[cursor[c] as usize] = t as u32;
-                cursor[c] += 1;
+
+    /// Calls `meet(t, q)` once for each tree box `t` that shares a cell with query box `q`, queries in order,
+    /// each query's boxes in the order of the cells it covers then of the cells' lists.
+    fn meet(
+        &self,
+        queries: &[SweptBox],
+        scratch: &mut GridScratch,
+        mut meet: impl FnMut(u32, u32),
+    ) {
+        let GridScratch {
+            starts,
+            items,
+            ranges,
+            seen,
+            ..
+        } = scratch;
+        // One mark per tree box (`ranges` has one entry per tree box).
+        seen.clear();
+        seen.resize(ranges.len(), u32::MAX);
+        for (q, query) in queries.iter().enumerate() {
+            let Some(r) = self.range(query, 0.0) else {
+                continue;
+            };
+            self.each_cell(&r, |c| {
+                for &t in &items[starts[c] as usize..starts[c + 1] as usize] {
+                    if seen[t as usize] == q as u32 {
+                        continue;
+                    }
+                    seen[t as usize] = q as u32;
+                    meet(t, q as u32);
+                }
             });
         }
-    }
-    seen.clear();
-    seen.resize(tree.len(), u32::MAX);
-    for (q, query) in queries.iter().enumerate() {
-        let Some(r) = range(query, 0.0) else {
-            continue;
-        };
-        each_cell(&r, &mut |c| {
-            for &t in &items[starts[c] as usize..starts[c + 1] as usize] {
-                if seen[t as usize] == q as u32 {
-                    continue;
-                }
-                seen[t as usize] = q as u32;
-                let (i, j) = if swap { (t, q as u32) } else { (q as u32, t) };
-                if overlap_interval(&a[i as usize], &b[j as usize], margin).is_some() {
-                    out.push((i, j));
-                }
-            }
-        });
     }
 }

@@ -57,9 +57,36 @@ pub struct CcdScratch {
     boxes: [[Vec<SweptBox>; 3]; 2],
     edges: [Vec<[u32; 2]>; 2],
     pairs: Vec<(u32, u32)>,
+    broadphase: Broadphase,
+}
+
+/// The storage of each per-primitive culling.
+#[derive(Clone, Debug, Default)]
+struct Broadphase {
     sweep: SweepScratch,
     bvh: BvhScratch,
     grid: GridScratch,
+}
+
+impl Broadphase {
+    /// Replaces `out` with the pairs of `x` and `y`'s boxes that `culling` leaves; returns their count.
+    fn pairs(
+        &mut self,
+        culling: Culling,
+        x: &[SweptBox],
+        y: &[SweptBox],
+        margin: f64,
+        out: &mut Vec<(u32, u32)>,
+    ) -> usize {
+        out.clear();
+        match culling {
+            Culling::SortAndSweep => sweep_pairs(x, y, margin, &mut self.sweep, out),
+            Culling::Bvh => bvh_pairs(x, y, margin, &mut self.bvh, out),
+            Culling::Grid => grid_pairs(x, y, margin, &mut self.grid, out),
+            Culling::AllPairs => all_pairs(x, y, margin, out),
+        }
+        out.len()
+    }
 }
 
 /// Counts of the last query's stages, for tests and benchmarks.
@@ -170,6 +197,78 @@ fn vertex_against_face(
     Some((hit, pt, facing(side, side)))
 }
 
+/// Vertex `v` of A against triangle `tri` of B, as a contact.
+fn vertex_face_contact(
+    a: &Mesh,
+    v: u32,
+    b: &Mesh,
+    tri: u32,
+    separation: f64,
+) -> Option<CcdContact> {
+    let (hit, point, normal) = vertex_against_face(a, v, b, tri, separation)?;
+    Some(CcdContact {
+        time_of_impact: hit.time,
+        point: point.as_vec3().to_array(),
+        normal,
+        kind: TROCAR_CCD_VERTEX_FACE,
+        feature_a: [v, TROCAR_CCD_NO_INDEX],
+        feature_b: [tri, TROCAR_CCD_NO_INDEX],
+    })
+}
+
+/// Triangle `tri` of A against vertex `v` of B: the vertex-face test, the normal turned to push A off B.
+fn face_vertex_contact(
+    a: &Mesh,
+    tri: u32,
+    b: &Mesh,
+    v: u32,
+    separation: f64,
+) -> Option<CcdContact> {
+    let (hit, point, normal) = vertex_against_face(b, v, a, tri, separation)?;
+    Some(CcdContact {
+        time_of_impact: hit.time,
+        point: point.as_vec3().to_array(),
+        normal: normal.map(|x| -x),
+        kind: TROCAR_CCD_FACE_VERTEX,
+        feature_a: [tri, TROCAR_CCD_NO_INDEX],
+        feature_b: [v, TROCAR_CCD_NO_INDEX],
+    })
+}
+
+/// Edge `ea` of A against edge `eb` of B; the contact's normal points from B to A (A's side at the start).
+fn edge_edge_contact(
+    a: &Mesh,
+    ea: [u32; 2],
+    b: &Mesh,
+    eb: [u32; 2],
+    separation: f64,
+) -> Option<CcdContact> {
+    let [a0, a1] = ea.map(|k| vertex(a, k));
+    let [b0, b1] = eb.map(|k| vertex(b, k));
+    let q = points([a0.0, a1.0, b0.0, b1.0], [a0.1, a1.1, b0.1, b1.1]);
+    let hit = edge_edge(&q, separation)?;
+    let t = hit.time;
+    let pa = lerp(a0, t) + (lerp(a1, t) - lerp(a0, t)) * hit.u;
+    let pb = lerp(b0, t) + (lerp(b1, t) - lerp(b0, t)) * hit.v;
+    let n = (lerp(a1, t) - lerp(a0, t)).cross(lerp(b1, t) - lerp(b0, t));
+    // A's side at the start: the start points at the same edge parameters.
+    let start_a = a0.0 + (a1.0 - a0.0) * hit.u;
+    let start_b = b0.0 + (b1.0 - b0.0) * hit.v;
+    let n = if n.length_squared() > 0.0 {
+        n
+    } else {
+        start_a - start_b
+    };
+    Some(CcdContact {
+        time_of_impact: t,
+        point: ((pa + pb) * 0.5).as_vec3().to_array(),
+        normal: facing(n, start_a - start_b),
+        kind: TROCAR_CCD_EDGE_EDGE,
+        feature_a: ea,
+        feature_b: eb,
+    })
+}
+
 /// Runs the query: contacts between `a` and `b` over the step, sorted by time of impact, into `out`.
 pub fn query(
     a: &Mesh,
@@ -194,87 +293,41 @@ pub fn query(
         boxes,
         edges,
         pairs,
-        sweep,
-        bvh,
-        grid,
+        broadphase,
     } = scratch;
     let [boxes_a, boxes_b] = boxes;
     edges_of(a.triangles(), &mut edges[0]);
     edges_of(b.triangles(), &mut edges[1]);
     primitive_boxes(a, &edges[0], boxes_a);
     primitive_boxes(b, &edges[1], boxes_b);
-    let mut candidates = |x: &[SweptBox], y: &[SweptBox], pairs: &mut Vec<(u32, u32)>| {
-        pairs.clear();
-        match def.culling {
-            Culling::SortAndSweep => sweep_pairs(x, y, margin, sweep, pairs),
-            Culling::Bvh => bvh_pairs(x, y, margin, bvh, pairs),
-            Culling::Grid => grid_pairs(x, y, margin, grid, pairs),
-            Culling::AllPairs => all_pairs(x, y, margin, pairs),
-        }
-    };
-    let separation = def.min_separation;
+    let (culling, separation) = (def.culling, def.min_separation);
 
-    // Vertices of A against faces of B.
-    candidates(&boxes_a[0], &boxes_b[1], pairs);
-    stats.candidates += pairs.len();
-    for &(v, tri) in pairs.iter() {
-        if let Some((hit, point, normal)) = vertex_against_face(a, v, b, tri, separation) {
-            out.push(CcdContact {
-                time_of_impact: hit.time,
-                point: point.as_vec3().to_array(),
-                normal,
-                kind: TROCAR_CCD_VERTEX_FACE,
-                feature_a: [v, TROCAR_CCD_NO_INDEX],
-                feature_b: [tri, TROCAR_CCD_NO_INDEX],
-            });
-        }
-    }
-    // Faces of A against vertices of B: the same test, the normal turned to push A off B.
-    candidates(&boxes_a[1], &boxes_b[0], pairs);
-    stats.candidates += pairs.len();
-    for &(tri, v) in pairs.iter() {
-        if let Some((hit, point, normal)) = vertex_against_face(b, v, a, tri, separation) {
-            out.push(CcdContact {
-                time_of_impact: hit.time,
-                point: point.as_vec3().to_array(),
-                normal: normal.map(|x| -x),
-                kind: TROCAR_CCD_FACE_VERTEX,
-                feature_a: [tri, TROCAR_CCD_NO_INDEX],
-                feature_b: [v, TROCAR_CCD_NO_INDEX],
-            });
-        }
-    }
+    // Vertices of A against faces of B, then faces of A against vertices of B, then edges against edges.
+    stats.candidates += broadphase.pairs(culling, &boxes_a[0], &boxes_b[1], margin, pairs);
+    out.extend(
+        pairs
+            .iter()
+            .filter_map(|&(v, tri)| vertex_face_contact(a, v, b, tri, separation)),
+    );
+    stats.candidates += broadphase.pairs(culling, &boxes_a[1], &boxes_b[0], margin, pairs);
+    out.extend(
+        pairs
+            .iter()
+            .filter_map(|&(tri, v)| face_vertex_contact(a, tri, b, v, separation)),
+    );
     if def.edge_edge {
-        candidates(&boxes_a[2], &boxes_b[2], pairs);
-        stats.candidates += pairs.len();
-        for &(i, j) in pairs.iter() {
-            let [a0, a1] = edges[0][i as usize].map(|k| vertex(a, k));
-            let [b0, b1] = edges[1][j as usize].map(|k| vertex(b, k));
-            let q = points([a0.0, a1.0, b0.0, b1.0], [a0.1, a1.1, b0.1, b1.1]);
-            if let Some(hit) = edge_edge(&q, separation) {
-                let t = hit.time;
-                let pa = lerp(a0, t) + (lerp(a1, t) - lerp(a0, t)) * hit.u;
-                let pb = lerp(b0, t) + (lerp(b1, t) - lerp(b0, t)) * hit.v;
-                let n = (lerp(a1, t) - lerp(a0, t)).cross(lerp(b1, t) - lerp(b0, t));
-                // A's side at the start: the start points at the same edge parameters.
-                let start_a = a0.0 + (a1.0 - a0.0) * hit.u;
-                let start_b = b0.0 + (b1.0 - b0.0) * hit.v;
-                let n = if n.length_squared() > 0.0 {
-                    n
-                } else {
-                    start_a - start_b
-                };
-                out.push(CcdContact {
-                    time_of_impact: t,
-                    point: ((pa + pb) * 0.5).as_vec3().to_array(),
-                    normal: facing(n, start_a - start_b),
-                    kind: TROCAR_CCD_EDGE_EDGE,
-                    feature_a: edges[0][i as usize],
-                    feature_b: edges[1][j as usize],
-                });
-            }
-        }
+        stats.candidates += broadphase.pairs(culling, &boxes_a[2], &boxes_b[2], margin, pairs);
+        out.extend(pairs.iter().filter_map(|&(i, j)| {
+            edge_edge_contact(a, edges[0][i as usize], b, edges[1][j as usize], separation)
+        }));
     }
+    sort_contacts(out);
+    stats.contacts = out.len();
+    stats
+}
+
+/// Sorts contacts by time of impact, then kind and features, so that the order does not depend on the culling.
+fn sort_contacts(out: &mut [CcdContact]) {
     out.sort_by(|x, y| {
         x.time_of_impact
             .total_cmp(&y.time_of_impact)
@@ -282,8 +335,6 @@ pub fn query(
             .then(x.feature_a.cmp(&y.feature_a))
             .then(x.feature_b.cmp(&y.feature_b))
     });
-    stats.contacts = out.len();
-    stats
 }
 
 /// The contacts of the last mesh-against-mesh query, and the storage reused by the next one.
