@@ -49,7 +49,7 @@ use std::ops::ControlFlow::{self, Break, Continue};
 /// crossing inside a coplanarity slab (reported at the slab's start), or primitives apart throughout one, are
 /// decided without a search (see `in_plane.rs`), and so is motion within a plane perpendicular to a
 /// coordinate axis, over time (see `planar.rs`); contacts at t = 0 or t = 1 and a vertex against a static
-/// face are decided exactly (see `exact.rs`); a contact so proven at t = 1 or on a static face is reported at
+/// face are decided exactly (see `static_predicates.rs`); a contact so proven at t = 1 or on a static face is reported at
 /// the start of the first coplanarity slab that can hold it, and after any contact is known, a cell at most
 /// 2^-20 long in time whose enclosure is at most 2^-20·scale wide ends the search at its start (the
 /// primitives are within √3·2^-20·scale of each other there). The contact itself is proven (above), or by a
