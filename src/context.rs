@@ -1,6 +1,9 @@
 //! A context owns a backend and the meshes; it validates queries and hands them to the backend.
 
-use crate::backend::{Backend, CpuBackend, GpuBackend, MeshChange, PreparedQuery, Submission};
+use crate::backend::choice::{Chooser, CostModel, calibrate};
+use crate::backend::{
+    AutoBackend, Backend, CpuBackend, GpuBackend, MeshChange, PreparedQuery, Submission,
+};
 use crate::error::{Error, ErrorKind, Result};
 use crate::geometry::{Tool, VolumeKind};
 use crate::haptic::{Tracker, TrackerDef};
@@ -25,7 +28,7 @@ pub struct ContextDef {
     /// results; 0 = one per available core.
     pub cpu_threads: u32,
     /// Lets [`BackendKind::Gpu`] use a software adapter (Mesa's lavapipe, say) when no hardware GPU exists.
-    /// The environment variable `TROCAR_ALLOW_SOFTWARE_GPU=1` does the same. `Auto` never picks one.
+    /// The environment variable `TROCAR_ALLOW_SOFTWARE_GPU=1` does the same. `Auto` never uses one.
     pub allow_software_gpu: bool,
 }
 
@@ -36,7 +39,8 @@ pub struct ContextDef {
 pub struct Context {
     tag: u32,
     def: ContextDef,
-    /// Swapped for a CPU backend when the GPU is lost; the meshes live here, so nothing needs re-uploading.
+    /// Swapped for a CPU backend when the GPU is lost (an AUTO context's pair included); the meshes live here,
+    /// so nothing needs re-uploading.
     backend: RwLock<Arc<dyn Backend>>,
     meshes: MeshStore,
 }
@@ -82,7 +86,8 @@ impl TagSet {
 }
 
 impl Context {
-    /// Creates a context with the backend `def` asks for.
+    /// Creates a context with the backend `def` asks for. `Auto` with a usable hardware GPU opens both
+    /// backends and measures them (a few milliseconds) for its cost model; without one it is the CPU.
     pub fn new(def: &ContextDef) -> Result<Self> {
         let backend: Arc<dyn Backend> = match def.backend {
             BackendKind::Cpu => Arc::new(CpuBackend::new(def.cpu_threads)?),
@@ -91,11 +96,37 @@ impl Context {
                 def.cpu_threads,
             )?),
             // Only hardware: a software rasterizer's "GPU" is slower than the CPU backend on the same cores.
-            BackendKind::Auto => match GpuBackend::new(false, def.cpu_threads) {
-                Ok(gpu) => Arc::new(gpu),
-                Err(_) => Arc::new(CpuBackend::new(def.cpu_threads)?),
-            },
+            BackendKind::Auto => {
+                let cpu = CpuBackend::new(def.cpu_threads)?;
+                match GpuBackend::new(false, def.cpu_threads) {
+                    Ok(gpu) => match calibrate(&cpu, &gpu) {
+                        Ok(model) => Arc::new(AutoBackend::new(cpu, gpu, Chooser::new(model))),
+                        // A GPU that cannot run the calibration batch would not run the caller's either.
+                        Err(_) => Arc::new(cpu),
+                    },
+                    Err(_) => Arc::new(cpu),
+                }
+            }
         };
+        Self::with_backend(def, backend)
+    }
+
+    /// An AUTO context on the software adapter choosing exactly by `model` (no calibration, refinement or
+    /// exploration), for testing the choice where no hardware GPU exists.
+    pub(crate) fn auto_with_model(def: &ContextDef, model: CostModel) -> Result<Self> {
+        let cpu = CpuBackend::new(def.cpu_threads)?;
+        let gpu = GpuBackend::new(true, def.cpu_threads)?;
+        let def = ContextDef {
+            backend: BackendKind::Auto,
+            ..*def
+        };
+        Self::with_backend(
+            &def,
+            Arc::new(AutoBackend::new(cpu, gpu, Chooser::fixed(model))),
+        )
+    }
+
+    fn with_backend(def: &ContextDef, backend: Arc<dyn Backend>) -> Result<Self> {
         let tag = TAGS
             .lock()
             .take()
@@ -108,12 +139,24 @@ impl Context {
         })
     }
 
+    /// Meshes with a copy on the GPU device, `None` when the context has no GPU backend (for tests).
+    pub(crate) fn resident_meshes(&self) -> Option<usize> {
+        self.backend().gpu().map(GpuBackend::resident_count)
+    }
+
+    /// Whether mesh `id` has a copy on the GPU device (for tests).
+    pub(crate) fn is_resident(&self, id: MeshId) -> bool {
+        self.backend().gpu().is_some_and(|g| g.is_resident(id))
+    }
+
     /// The current backend (a clone of the handle, so no lock is held while it works).
     fn backend(&self) -> Arc<dyn Backend> {
         self.backend.read().clone()
     }
 
-    /// The backend queries run on (never `Auto`).
+    /// The backend queries run on: `Cpu` or `Gpu` for a context running on one (an `Auto` context without a
+    /// usable hardware GPU runs on the CPU; any context whose GPU was lost, too), `Auto` for an `Auto` context
+    /// holding both, where [`Results::backend`] says which one ran a batch.
     pub fn backend_kind(&self) -> BackendKind {
         self.backend().kind()
     }
@@ -325,15 +368,18 @@ impl Context {
         );
         drop(table);
         match submitted {
-            Ok(Submission::Done) => {
-                results.len = queries.len();
+            Ok(submitted) => {
+                results.ran = Some(backend.ran(&results.scratch.backend));
+                match submitted {
+                    Submission::Done => results.len = queries.len(),
+                    Submission::Pending => results.pending = Some(backend),
+                }
                 Ok(())
             }
-            Ok(Submission::Pending) => {
-                results.pending = Some(backend);
-                Ok(())
+            Err(e) => {
+                results.ran = None;
+                Err(self.backend_failed(&backend, e))
             }
-            Err(e) => Err(self.backend_failed(&backend, e)),
         }
     }
 
@@ -369,7 +415,10 @@ impl Context {
                 results.len = n;
                 Ok(())
             }
-            Err(e) => Err(self.backend_failed(&backend, e)),
+            Err(e) => {
+                results.ran = None;
+                Err(self.backend_failed(&backend, e))
+            }
         }
     }
 

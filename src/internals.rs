@@ -27,3 +27,25 @@ pub mod haptic {
 pub use crate::backend::cpu::PARALLEL_MIN_TRIANGLES;
 /// Loads the vendored OBJ meshes.
 pub use crate::obj::{MeshData, load_obj};
+
+/// The AUTO backend's cost model, to inject one in tests.
+pub use crate::backend::choice::{CostModel, LinearCost};
+
+/// An AUTO context on the software GPU adapter that chooses each batch's backend exactly by `model` (no
+/// calibration, refinement or exploration): the tests take both paths where no hardware GPU exists.
+pub fn auto_context_with_model(
+    def: &crate::ContextDef,
+    model: CostModel,
+) -> crate::Result<crate::Context> {
+    crate::Context::auto_with_model(def, model)
+}
+
+/// How many meshes have a copy on the context's GPU device; `None` without a GPU backend.
+pub fn resident_meshes(ctx: &crate::Context) -> Option<usize> {
+    ctx.resident_meshes()
+}
+
+/// Whether mesh `id` has a copy on the context's GPU device.
+pub fn is_resident(ctx: &crate::Context, id: crate::MeshId) -> bool {
+    ctx.is_resident(id)
+}

@@ -69,8 +69,8 @@ pub(crate) mod mesh_motion;
 pub(crate) mod mesh_store;
 pub(crate) mod obj;
 pub(crate) mod query;
-mod reseed;
 mod quiet_panics;
+mod reseed;
 pub(crate) mod results;
 
 #[doc(hidden)]

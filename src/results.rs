@@ -12,6 +12,8 @@ pub struct Results {
     pub(crate) scratch: crate::backend::Scratch,
     /// The backend running a submitted batch not yet collected.
     pub(crate) pending: Option<std::sync::Arc<dyn crate::backend::Backend>>,
+    /// The backend that ran (or runs) the last batch, `None` before the first and after a failed one.
+    pub(crate) ran: Option<crate::backend::BackendKind>,
 }
 
 impl Results {
@@ -22,7 +24,19 @@ impl Results {
             len: 0,
             scratch: Default::default(),
             pending: None,
+            ran: None,
         }
+    }
+
+    /// The backend that ran the last batch submitted with this object ([`BackendKind::Cpu`] or
+    /// [`BackendKind::Gpu`], never `Auto`: an AUTO context says which of its two it chose), or runs it while it
+    /// is pending. `None` before the first batch and after one the backend failed (results left empty); a
+    /// refused batch leaves it as it was.
+    ///
+    /// [`BackendKind::Cpu`]: crate::BackendKind::Cpu
+    /// [`BackendKind::Gpu`]: crate::BackendKind::Gpu
+    pub fn backend(&self) -> Option<crate::backend::BackendKind> {
+        self.ran
     }
 
     /// True between [`crate::Context::submit`] and [`crate::Context::wait`]: nothing is readable meanwhile.
@@ -82,6 +96,7 @@ impl std::fmt::Debug for Results {
             .field("context", &self.context)
             .field("outputs", &&self.outputs[..self.len])
             .field("pending", &self.pending.is_some())
+            .field("backend", &self.ran)
             .finish_non_exhaustive()
     }
 }

@@ -1,8 +1,11 @@
 //! Backends run the clip-select pass. They all answer the same queries the same way; the context picks one.
 //!
-//! The CPU backend is always there. The GPU backend mirrors meshes into device buffers through the `mesh_*`
-//! notifications and answers whole batches in one submission, which the caller may collect later.
+//! The CPU backend is always there. The GPU backend mirrors meshes into device buffers (each once a batch
+//! needs it there, then kept current through the `mesh_*` notifications) and answers whole batches in one
+//! submission, which the caller may collect later. `Auto` with a usable GPU holds both and runs each batch on
+//! the one its cost model expects to answer sooner (`choice`).
 
+pub mod choice;
 pub mod cpu;
 pub mod gpu;
 
@@ -13,6 +16,7 @@ use crate::mesh_id::MeshId;
 use crate::mesh_store::MeshTable;
 use crate::query::QueryOutput;
 
+pub use choice::AutoBackend;
 pub use cpu::CpuBackend;
 pub use gpu::GpuBackend;
 
@@ -44,7 +48,8 @@ pub(crate) fn worker_pool(
 /// The backend kinds a context can run on (the C API's `TrocarBackend`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum BackendKind {
-    /// A hardware GPU if one is usable, else the CPU.
+    /// With a usable hardware GPU, both backends, each batch run on the one expected to answer it sooner;
+    /// else the CPU.
     #[default]
     Auto,
     /// The multi-threaded CPU backend.
@@ -100,6 +105,8 @@ pub struct BackendScratch {
     pub(crate) cpu: cpu::CpuScratch,
     /// The GPU backend's device buffers for this results object (created on first use).
     pub(crate) gpu: Option<gpu::GpuScratch>,
+    /// The AUTO backend's choice for the current run, and when it started.
+    pub(crate) auto: Option<choice::AutoRun>,
 }
 
 /// What [`Backend::submit`] left behind.
@@ -154,4 +161,15 @@ pub trait Backend: Send + Sync {
 
     /// Makes the device unusable, as a driver reset would; for testing the fallback path. No-op on the CPU.
     fn lose_device(&self) {}
+
+    /// The backend that ran (or runs) the batch last submitted with `scratch`: this one's kind, except for
+    /// `Auto`, which says which of its two it chose.
+    fn ran(&self, _scratch: &BackendScratch) -> BackendKind {
+        self.kind()
+    }
+
+    /// The GPU backend this one runs batches on, if any (for the tests' look at resident meshes).
+    fn gpu(&self) -> Option<&GpuBackend> {
+        None
+    }
 }

@@ -85,13 +85,16 @@ pub unsafe extern "C" fn trocar_context_destroy(ctx: *mut TrocarContext) {
 
 /// The backend a context runs on.
 ///
-/// `TROCAR_BACKEND_CPU` or `TROCAR_BACKEND_GPU`; after a lost GPU device, the CPU.
+/// `TROCAR_BACKEND_CPU` or `TROCAR_BACKEND_GPU` for a context running on one; `TROCAR_BACKEND_AUTO` for a
+/// `TROCAR_BACKEND_AUTO` context that opened a hardware GPU and holds both backends, choosing per batch
+/// (`trocar_results_backend` says which one ran a batch); a `TROCAR_BACKEND_AUTO` context without a usable
+/// hardware GPU runs on the CPU. After a lost GPU device, the CPU.
 ///
 /// # Safety
 /// - `ctx`: a live context, or NULL.
 ///
 /// # Returns
-/// The backend; `TROCAR_BACKEND_AUTO` only for a NULL or invalid context.
+/// The backend; also `TROCAR_BACKEND_AUTO` for a NULL or invalid context.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_context_backend(ctx: *const TrocarContext) -> TrocarBackend {
     catch(TROCAR_BACKEND_AUTO, || {

@@ -126,6 +126,39 @@ pub unsafe extern "C" fn trocar_results_query_count(
     })
 }
 
+/// The backend that ran the last batch submitted into a results object.
+///
+/// `TROCAR_BACKEND_CPU` or `TROCAR_BACKEND_GPU`, never `TROCAR_BACKEND_AUTO`: a `TROCAR_BACKEND_AUTO` context
+/// holding both backends runs each batch on the one it expects to answer sooner, and this says which. Readable
+/// while the batch is pending (the backend running it).
+///
+/// # Safety
+/// - `results`: a live results object.
+/// - `out`: receives the backend; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer);
+/// `TROCAR_ERROR_OUT_OF_RANGE` (no batch has run into `results` yet, or the backend failed the last one).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_results_backend(
+    results: *const TrocarResults,
+    out: *mut super::types::TrocarBackend,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let r = unsafe { TrocarResults::get(results) }?;
+        check_out(out, "out")?;
+        let kind = r.inner.backend().ok_or_else(|| {
+            Error::new(
+                ErrorKind::OutOfRange,
+                "no batch has run into this results object yet (or the backend failed the last one)",
+            )
+        })?;
+        // SAFETY: C caller's contract.
+        unsafe { write(out, super::types::backend_value(kind), "out") }
+    })
+}
+
 /// The hits of one query.
 ///
 /// A view of query `query_index`'s hits, sorted by triangle; NULL with count 0 when there are none.

@@ -1,7 +1,8 @@
 //! The wgpu backend: the paper's GL_SELECT/GL_FEEDBACK pass as compute shaders (`clip_select.wgsl`).
 //!
-//! Meshes live on the device between queries (`mesh_buffers`); a position update uploads only the vertices it
-//! moved. A batch — any number of tools on any number of meshes — is one submission: per mesh, an outcode
+//! A mesh is uploaded by the first batch that asks about it and lives on the device from then on
+//! (`mesh_buffers`); a position update of a resident mesh uploads only the vertices it moved, one of a mesh not
+//! yet resident does nothing here. A batch — any number of tools on any number of meshes — is one submission: per mesh, an outcode
 //! dispatch and a per-(triangle, query) select dispatch that append hit records and feedback polygons with
 //! atomics. The records are read back, sorted by query and triangle, and handed out through the same
 //! [`crate::Results`] as the CPU backend's. Answers equal the CPU backend's up to the device's rounding.
@@ -27,7 +28,7 @@ use std::sync::{Arc, OnceLock};
 /// The GPU backend: an open device and the meshes' device copies, by slot.
 pub struct GpuBackend {
     gpu: Arc<Gpu>,
-    /// Lock order: a mesh's lock (held by the caller), then this.
+    /// The resident meshes' device copies. Lock order: a mesh's lock (held by the caller), then this.
     meshes: Mutex<Vec<Option<GpuMesh>>>,
     /// Threads that may sort a large batch's answers into its queries' results (the context's `cpu_threads`,
     /// 0 = one per core), and their pool, started by the first batch large enough to use it: a simulator
@@ -54,6 +55,49 @@ impl GpuBackend {
         self.pool
             .get_or_init(|| super::worker_pool(self.threads, "trocar-gpu-collect").unwrap_or(None))
             .as_ref()
+    }
+
+    /// The device copy of mesh `id`, uploaded now if it is not resident (first use, or a newer mesh in its
+    /// slot). Called by a batch holding the mesh's read lock and `table` (this backend's `meshes`), in that
+    /// order; a stale copy is refreshed.
+    fn resident<'t>(
+        &self,
+        table: &'t mut Vec<Option<GpuMesh>>,
+        id: MeshId,
+        mesh: &Mesh,
+    ) -> Result<&'t mut GpuMesh> {
+        let slot = (id.index1 - 1) as usize;
+        if table.len() <= slot {
+            table
+                .try_reserve(slot + 1 - table.len())
+                .map_err(|_| crate::error::Error::out_of_memory("the GPU mesh table"))?;
+            table.resize_with(slot + 1, || None);
+        }
+        let entry = &mut table[slot];
+        match entry {
+            Some(m) if m.generation == id.generation => m.refresh(&self.gpu, mesh)?,
+            _ => {
+                // Drop an older mesh's copy first, so both never hold device memory at once.
+                *entry = None;
+                *entry = Some(GpuMesh::new(&self.gpu, id.generation, mesh)?);
+            }
+        }
+        Ok(entry.as_mut().expect("filled above"))
+    }
+
+    /// How many meshes have a copy on the device.
+    pub fn resident_count(&self) -> usize {
+        self.meshes.lock().iter().filter(|m| m.is_some()).count()
+    }
+
+    /// Whether mesh `id` has a copy on the device.
+    pub fn is_resident(&self, id: MeshId) -> bool {
+        let slot = (id.index1 - 1) as usize;
+        self.meshes
+            .lock()
+            .get(slot)
+            .and_then(Option::as_ref)
+            .is_some_and(|m| m.generation == id.generation)
     }
 
     /// The scratch of `scratch` for this device, made on first use.
@@ -85,14 +129,7 @@ impl Backend for GpuBackend {
         }
         let slot = (id.index1 - 1) as usize;
         let mut meshes = self.meshes.lock();
-        if change == MeshChange::Created {
-            let device_mesh = GpuMesh::new(&self.gpu, id.generation, mesh)?;
-            if meshes.len() <= slot {
-                meshes.resize_with(slot + 1, || None);
-            }
-            meshes[slot] = Some(device_mesh);
-            return Ok(());
-        }
+        // A mesh not (yet) resident, new ones included, is uploaded whole by the first batch that needs it.
         let Some(device_mesh) = meshes
             .get_mut(slot)
             .and_then(Option::as_mut)
@@ -110,7 +147,7 @@ impl Backend for GpuBackend {
                     device_mesh.stale = true;
                 }
             }
-            MeshChange::Created => unreachable!("handled above"),
+            MeshChange::Created => {}
         }
         Ok(())
     }
@@ -156,5 +193,9 @@ impl Backend for GpuBackend {
 
     fn lose_device(&self) {
         self.gpu.lose();
+    }
+
+    fn gpu(&self) -> Option<&GpuBackend> {
+        Some(self)
     }
 }

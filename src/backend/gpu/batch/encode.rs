@@ -4,7 +4,7 @@
 use super::{BindKey, Dispatch, GpuScratch, InFlight, WORKGROUP, counters_size, map_for_reading};
 use crate::backend::PreparedQuery;
 use crate::backend::gpu::GpuBackend;
-use crate::backend::gpu::device::{Gpu, lost};
+use crate::backend::gpu::device::Gpu;
 use crate::backend::gpu::layout::{
     CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuParams, GpuQuery, HIT_SIZE, PARAMS_SIZE,
 };
@@ -111,7 +111,8 @@ impl GpuScratch {
     }
 
     /// The queries in dispatch order, and the dispatches: one per run of queries on a mesh whose outcodes fit
-    /// one binding, with each mesh's device buffers (refreshed if an upload failed).
+    /// one binding, with each mesh's device buffers (uploaded now if not resident, refreshed if an upload
+    /// failed).
     fn plan_dispatches(
         &mut self,
         gpu: &Gpu,
@@ -135,13 +136,7 @@ impl GpuScratch {
                 .iter()
                 .take_while(|&&i| queries[i as usize].mesh == *id)
                 .count();
-            let slot = (id.index1 - 1) as usize;
-            let device_mesh = table
-                .get_mut(slot)
-                .and_then(Option::as_mut)
-                .filter(|m| m.generation == id.generation)
-                .ok_or_else(|| lost("a mesh has no copy on the GPU"))?;
-            device_mesh.refresh(gpu, mesh)?;
+            let device_mesh = backend.resident(&mut table, *id, mesh)?;
             let words = device_mesh.vertex_count.div_ceil(4).max(1);
             // Each dispatch's outcodes must fit one binding.
             let per_dispatch =

@@ -1,0 +1,527 @@
+//! `BackendKind::Auto` with a usable GPU: both backends, and each batch run on the one expected to answer sooner.
+//!
+//! The estimate of a batch on a backend is `fixed + per_triangle × work` nanoseconds, where `work` sums the
+//! triangles of each query's mesh, plus on the GPU `upload_per_triangle × triangles` of the batch's meshes not
+//! yet resident on the device. The [`CostModel`] is measured when the context is created ([`calibrate`]: a few
+//! runs on two small synthetic meshes per backend) and refined from the batches' own times ([`Chooser`]).
+
+use super::{
+    Backend, BackendKind, BackendScratch, CpuBackend, GpuBackend, MeshChange, PreparedQuery,
+    Submission,
+};
+use crate::error::{ErrorKind, Result};
+use crate::geometry::{Tool, VolumeKind};
+use crate::mesh::Mesh;
+use crate::mesh_id::MeshId;
+use crate::mesh_store::{MeshStore, MeshTable};
+use crate::query::{Query, QueryOutput};
+use glam::Vec3;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// One backend's estimated time for a batch: `fixed_ns + per_triangle_ns × work`.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct LinearCost {
+    /// Nanoseconds a batch costs whatever its size (submission, round trip, dispatch).
+    pub fixed_ns: f64,
+    /// Nanoseconds per triangle of a query's mesh, summed over the batch's queries.
+    pub per_triangle_ns: f64,
+}
+
+impl LinearCost {
+    fn estimate(&self, work: f64) -> f64 {
+        self.fixed_ns + self.per_triangle_ns * work
+    }
+}
+
+/// The costs [`Chooser`] starts from.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct CostModel {
+    /// The CPU backend.
+    pub cpu: LinearCost,
+    /// The GPU backend, its meshes already resident.
+    pub gpu: LinearCost,
+    /// Nanoseconds per triangle of a mesh the GPU batch must upload first.
+    pub gpu_upload_per_triangle_ns: f64,
+}
+
+/// What a batch asks, as the cost model sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Work {
+    /// Triangles of each query's mesh, summed over the queries.
+    pub triangles: f64,
+    /// Triangles of the batch's meshes not resident on the device (counted once per mesh).
+    pub upload_triangles: f64,
+}
+
+/// Correction buckets: batches are grouped by `work` in powers of 4, so that a model off in its fixed cost for
+/// small batches and in its slope for large ones is corrected in both.
+const BUCKETS: usize = 16;
+/// Weight of one measurement in a bucket's correction.
+const ALPHA: f64 = 0.125;
+/// Exploration: the backend estimated slower by a factor `r` is run once after `EXPLORE_EVERY × (r - 1)` batches
+/// of its bucket went to the other one, so exploring costs on average at most 1/EXPLORE_EVERY of a batch's time.
+const EXPLORE_EVERY: f64 = 128.0;
+/// Never explore a backend estimated this many times slower (it would take 128k batches anyway).
+const MAX_EXPLORED_RATIO: f64 = 1000.0;
+
+fn bucket(work: f64) -> usize {
+    let log4 = (work.max(1.0).log2() / 2.0) as usize;
+    log4.min(BUCKETS - 1)
+}
+
+fn index(kind: BackendKind) -> usize {
+    usize::from(kind == BackendKind::Gpu)
+}
+
+/// An `f64` shared between threads without a lock.
+#[derive(Debug)]
+struct AtomicF64(AtomicU64);
+
+impl AtomicF64 {
+    fn new(v: f64) -> Self {
+        Self(AtomicU64::new(v.to_bits()))
+    }
+    fn load(&self) -> f64 {
+        f64::from_bits(self.0.load(Ordering::Relaxed))
+    }
+    fn store(&self, v: f64) {
+        self.0.store(v.to_bits(), Ordering::Relaxed);
+    }
+    fn update(&self, f: impl Fn(f64) -> f64) {
+        let _ = self
+            .0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| {
+                Some(f(f64::from_bits(b)).to_bits())
+            });
+    }
+}
+
+/// A decision of [`Chooser::choose`], handed back with the measured time to [`Chooser::record`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Choice {
+    /// The backend to run on.
+    pub kind: BackendKind,
+    /// The batch's work.
+    pub work: Work,
+}
+
+/// Picks a backend per batch; thread-safe and lock-free.
+///
+/// - **Estimate**: the [`CostModel`]'s time times a correction per backend and work bucket.
+/// - **Refinement**: a measured batch moves its bucket's correction an eighth of the way towards
+///   measured / model time (batches that uploaded a mesh are not measured: the upload is a one-off).
+/// - **Uploads**: a GPU batch that would upload meshes is charged the upload less the time the CPU has lost
+///   since the last GPU batch where the GPU (already resident) would have been faster, so a mesh worth having
+///   on the device is uploaded once that regret has paid for it (at most twice the best choice's cost).
+/// - **Exploration**: the backend estimated `r` times slower in a bucket is run once after
+///   `128 × (r - 1)` batches of that bucket ran on the other, so a stale estimate is measured again; this costs
+///   on average at most 1/128 of a batch's time (< 1 %), and never touches a batch in between. Estimates more
+///   than 1000 times slower are not explored.
+///
+/// A model injected for testing ([`Chooser::fixed`]) is neither refined nor explored, so its choices are
+/// exactly the model's.
+#[derive(Debug)]
+pub struct Chooser {
+    model: CostModel,
+    learns: bool,
+    /// Per backend (CPU, GPU) and bucket: measured / model time.
+    correction: [[AtomicF64; BUCKETS]; 2],
+    /// Per bucket: batches since the backend then estimated slower was last run there.
+    skipped: [AtomicU32; BUCKETS],
+    /// Nanoseconds CPU batches lost to a resident GPU since the last GPU batch.
+    regret_ns: AtomicF64,
+}
+
+impl Chooser {
+    /// A chooser starting from `model` and refining it.
+    pub fn new(model: CostModel) -> Self {
+        Self {
+            model,
+            learns: true,
+            correction: std::array::from_fn(|_| std::array::from_fn(|_| AtomicF64::new(1.0))),
+            skipped: std::array::from_fn(|_| AtomicU32::new(0)),
+            regret_ns: AtomicF64::new(0.0),
+        }
+    }
+
+    /// A chooser that follows `model` exactly: no refinement, no exploration (for tests).
+    pub fn fixed(model: CostModel) -> Self {
+        Self {
+            learns: false,
+            ..Self::new(model)
+        }
+    }
+
+    /// The corrected estimates (CPU, GPU without uploads) of a batch's work, in nanoseconds.
+    fn estimates(&self, work: &Work) -> [f64; 2] {
+        let b = bucket(work.triangles);
+        let model = [self.model.cpu, self.model.gpu];
+        std::array::from_fn(|k| model[k].estimate(work.triangles) * self.correction[k][b].load())
+    }
+
+    /// The backend expected to answer `work` sooner (or one being explored).
+    pub fn choose(&self, work: Work) -> Choice {
+        let [cpu, gpu_resident] = self.estimates(&work);
+        let upload = work.upload_triangles * self.model.gpu_upload_per_triangle_ns;
+        let gpu = if upload > 0.0 && self.learns {
+            if gpu_resident < cpu {
+                self.regret_ns.update(|r| r + (cpu - gpu_resident));
+            }
+            gpu_resident + (upload - self.regret_ns.load()).max(0.0)
+        } else {
+            gpu_resident + upload
+        };
+        let (faster, slower, ratio) = if gpu < cpu {
+            (BackendKind::Gpu, BackendKind::Cpu, cpu / gpu.max(1.0))
+        } else {
+            (BackendKind::Cpu, BackendKind::Gpu, gpu / cpu.max(1.0))
+        };
+        let mut kind = faster;
+        if self.learns && ratio < MAX_EXPLORED_RATIO {
+            let skipped = &self.skipped[bucket(work.triangles)];
+            let n = skipped.fetch_add(1, Ordering::Relaxed);
+            if f64::from(n) >= EXPLORE_EVERY * (ratio - 1.0) {
+                skipped.store(0, Ordering::Relaxed);
+                kind = slower;
+            }
+        }
+        if kind == BackendKind::Gpu && upload > 0.0 {
+            self.regret_ns.store(0.0);
+        }
+        Choice { kind, work }
+    }
+
+    /// Refines the estimate of `choice.kind` from a batch that took `elapsed_ns`.
+    pub fn record(&self, choice: &Choice, elapsed_ns: f64) {
+        if !self.learns || choice.work.upload_triangles > 0.0 && choice.kind == BackendKind::Gpu {
+            return;
+        }
+        let k = index(choice.kind);
+        let model = [self.model.cpu, self.model.gpu][k].estimate(choice.work.triangles);
+        if model <= 0.0 || !elapsed_ns.is_finite() {
+            return;
+        }
+        let ratio = (elapsed_ns / model).clamp(1e-3, 1e3);
+        self.correction[k][bucket(choice.work.triangles)].update(|c| c + ALPHA * (ratio - c));
+    }
+}
+
+/// What an AUTO batch left in its results' scratch until it is collected.
+#[derive(Clone, Copy, Debug)]
+pub struct AutoRun {
+    choice: Choice,
+    started: Instant,
+}
+
+/// Both backends and the chooser between them.
+pub struct AutoBackend {
+    cpu: CpuBackend,
+    gpu: GpuBackend,
+    chooser: Chooser,
+}
+
+impl AutoBackend {
+    /// Both backends, choosing with `chooser`.
+    pub fn new(cpu: CpuBackend, gpu: GpuBackend, chooser: Chooser) -> Self {
+        Self { cpu, gpu, chooser }
+    }
+
+    /// The batch's work: its queries' mesh sizes and the meshes the GPU would upload.
+    fn work(&self, meshes: &MeshTable<'_>, queries: &[PreparedQuery]) -> Work {
+        let mut work = Work::default();
+        let mut last: Option<(usize, f64)> = None;
+        for q in queries {
+            let triangles = match last {
+                Some((slot, n)) if slot == q.slot => n,
+                _ => {
+                    let n = meshes.slot(q.slot).read().triangle_count() as f64;
+                    // A mesh is counted once per run of its queries; the GPU checks residency per mesh.
+                    if !self.gpu.is_resident(q.mesh) {
+                        work.upload_triangles += n;
+                    }
+                    last = Some((q.slot, n));
+                    n
+                }
+            };
+            work.triangles += triangles;
+        }
+        work
+    }
+}
+
+impl Backend for AutoBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Auto
+    }
+
+    fn device_name(&self) -> String {
+        format!("{} and {}", self.gpu.device_name(), self.cpu.device_name())
+    }
+
+    fn mesh_changed(&self, id: MeshId, mesh: &Mesh, change: MeshChange) -> Result<()> {
+        self.cpu.mesh_changed(id, mesh, change)?;
+        self.gpu.mesh_changed(id, mesh, change)
+    }
+
+    fn mesh_destroyed(&self, id: MeshId) {
+        self.cpu.mesh_destroyed(id);
+        self.gpu.mesh_destroyed(id);
+    }
+
+    fn submit(
+        &self,
+        meshes: &MeshTable<'_>,
+        queries: &[PreparedQuery],
+        outputs: &mut [QueryOutput],
+        scratch: &mut BackendScratch,
+    ) -> Result<Submission> {
+        let mut choice = self.chooser.choose(self.work(meshes, queries));
+        let started = Instant::now();
+        if choice.kind == BackendKind::Gpu {
+            match self.gpu.submit(meshes, queries, outputs, scratch) {
+                Ok(submitted) => {
+                    scratch.auto = Some(AutoRun { choice, started });
+                    return Ok(submitted);
+                }
+                // A lost device is the context's to handle (it falls back to the CPU for good).
+                Err(e) if e.kind == ErrorKind::DeviceLost => return Err(e),
+                // Anything else (a mesh too large for the device, say): the CPU answers this batch.
+                Err(_) => choice.kind = BackendKind::Cpu,
+            }
+        }
+        let started = Instant::now();
+        let submitted = self.cpu.submit(meshes, queries, outputs, scratch)?;
+        self.chooser
+            .record(&choice, started.elapsed().as_nanos() as f64);
+        scratch.auto = Some(AutoRun { choice, started });
+        Ok(submitted)
+    }
+
+    fn wait(
+        &self,
+        meshes: &MeshTable<'_>,
+        queries: &[PreparedQuery],
+        outputs: &mut [QueryOutput],
+        scratch: &mut BackendScratch,
+        same_meshes: bool,
+    ) -> Result<()> {
+        let Some(run) = scratch.auto else {
+            return Ok(());
+        };
+        if run.choice.kind != BackendKind::Gpu {
+            return Ok(());
+        }
+        self.gpu
+            .wait(meshes, queries, outputs, scratch, same_meshes)?;
+        // Only a blocking query measures the GPU: between an asynchronous submit and its wait the caller's own
+        // work would count as the GPU's.
+        if !same_meshes {
+            self.chooser
+                .record(&run.choice, run.started.elapsed().as_nanos() as f64);
+        }
+        Ok(())
+    }
+
+    fn ran(&self, scratch: &BackendScratch) -> BackendKind {
+        scratch.auto.map_or(BackendKind::Cpu, |r| r.choice.kind)
+    }
+
+    fn lose_device(&self) {
+        self.gpu.lose_device();
+    }
+
+    fn gpu(&self) -> Option<&GpuBackend> {
+        Some(&self.gpu)
+    }
+}
+
+/// A flat square grid of `2 × n²` triangles in the unit square at z = 0.
+fn grid(n: u32) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let step = 1.0 / n as f32;
+    let positions = (0..=n)
+        .flat_map(|j| (0..=n).map(move |i| [i as f32 * step, j as f32 * step, 0.0]))
+        .collect();
+    let row = n + 1;
+    let triangles = (0..n)
+        .flat_map(|j| {
+            (0..n).flat_map(move |i| {
+                let a = j * row + i;
+                [[a, a + 1, a + row + 1], [a, a + row + 1, a + row]]
+            })
+        })
+        .collect();
+    (positions, triangles)
+}
+
+/// Measures both backends on two synthetic meshes (2,048 and 32,768 triangles, one vertical tool touching a
+/// few of them): per size, one warm-up run and the fastest of three. The GPU's warm-up on the larger mesh
+/// uploads it, which gives the upload cost. On a hardware GPU this is about ten round trips (a few ms); the
+/// meshes are dropped from the device afterwards.
+pub fn calibrate(cpu: &CpuBackend, gpu: &GpuBackend) -> Result<CostModel> {
+    const SIDES: [u32; 2] = [32, 128];
+    let store = MeshStore::new(0);
+    let mut ids = Vec::new();
+    for side in SIDES {
+        let (positions, triangles) = grid(side);
+        ids.push(store.insert(Mesh::new(&positions, &triangles)?)?);
+    }
+    let tool = Tool {
+        entry: Vec3::new(0.5, 0.5, 1.0),
+        tip: Vec3::new(0.5, 0.5, -0.001),
+        radius: 0.02,
+        up: Vec3::Y,
+    };
+    let measured = (|| -> Result<[[f64; 2]; 3]> {
+        let table = store.table();
+        let mut times = [[0.0; 2]; 3];
+        for (k, backend) in [cpu as &dyn Backend, gpu as &dyn Backend]
+            .into_iter()
+            .enumerate()
+        {
+            let mut scratch = BackendScratch::default();
+            let mut outputs = [QueryOutput::default()];
+            for (s, &id) in ids.iter().enumerate() {
+                let query = Query {
+                    mesh: id,
+                    tool,
+                    new_tip: None,
+                    volume: VolumeKind::Capsule,
+                };
+                let prepared = [PreparedQuery {
+                    mesh: id,
+                    slot: table.resolve(id)?,
+                    volume: query.tool_volume()?,
+                }];
+                let mut run = || -> Result<f64> {
+                    outputs[0].clear();
+                    let started = Instant::now();
+                    if backend.submit(&table, &prepared, &mut outputs, &mut scratch)?
+                        == Submission::Pending
+                    {
+                        backend.wait(&table, &prepared, &mut outputs, &mut scratch, false)?;
+                    }
+                    Ok(started.elapsed().as_nanos() as f64)
+                };
+                let first = run()?;
+                let best = (0..3).try_fold(f64::INFINITY, |best, _| Ok(run()?.min(best)))?;
+                times[s][k] = best;
+                if s == 1 {
+                    times[2][k] = (first - best).max(0.0);
+                }
+            }
+        }
+        Ok(times)
+    })();
+    for &id in &ids {
+        gpu.mesh_destroyed(id);
+    }
+    let times = measured?;
+    let sizes = SIDES.map(|n| f64::from(2 * n * n));
+    let fit = |k: usize| {
+        let slope = ((times[1][k] - times[0][k]) / (sizes[1] - sizes[0])).max(0.0);
+        LinearCost {
+            fixed_ns: (times[0][k] - slope * sizes[0]).max(0.0),
+            per_triangle_ns: slope,
+        }
+    };
+    Ok(CostModel {
+        cpu: fit(0),
+        gpu: fit(1),
+        gpu_upload_per_triangle_ns: times[2][1] / sizes[1],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> CostModel {
+        CostModel {
+            cpu: LinearCost {
+                fixed_ns: 1_000.0,
+                per_triangle_ns: 3.0,
+            },
+            gpu: LinearCost {
+                fixed_ns: 100_000.0,
+                per_triangle_ns: 0.5,
+            },
+            gpu_upload_per_triangle_ns: 2.0,
+        }
+    }
+
+    fn resident(triangles: f64) -> Work {
+        Work {
+            triangles,
+            upload_triangles: 0.0,
+        }
+    }
+
+    /// A fixed model chooses exactly by its estimates: small batches on the CPU, large ones on the GPU.
+    #[test]
+    fn a_fixed_model_picks_the_lower_estimate() {
+        let c = Chooser::fixed(model());
+        // Break-even: 1000 + 3w = 100000 + 0.5w at w = 39,600.
+        for _ in 0..1000 {
+            assert_eq!(c.choose(resident(4_400.0)).kind, BackendKind::Cpu);
+            assert_eq!(c.choose(resident(1e6)).kind, BackendKind::Gpu);
+        }
+        assert_eq!(c.choose(resident(39_000.0)).kind, BackendKind::Cpu);
+        assert_eq!(c.choose(resident(40_000.0)).kind, BackendKind::Gpu);
+    }
+
+    /// Measured times move the estimates: a GPU measured 20 times slower than modelled loses its batches.
+    #[test]
+    fn measurements_correct_the_model() {
+        let c = Chooser::new(model());
+        let w = resident(1e6);
+        let mut cpu_runs = 0;
+        for _ in 0..200 {
+            let choice = c.choose(w);
+            let modelled = [model().cpu, model().gpu][index(choice.kind)].estimate(w.triangles);
+            let factor = if choice.kind == BackendKind::Gpu {
+                20.0
+            } else {
+                1.0
+            };
+            c.record(&choice, modelled * factor);
+            cpu_runs += usize::from(choice.kind == BackendKind::Cpu);
+        }
+        assert!(cpu_runs > 150, "{cpu_runs} of 200 on the CPU");
+    }
+
+    /// The slower backend is measured again now and then, less often the slower it is estimated.
+    #[test]
+    fn exploration_is_rare_and_bounded() {
+        let c = Chooser::new(model());
+        // 4,400 triangles: CPU 14.2 µs, GPU 102.2 µs: ratio 7.2, explored every 128 × 6.2 = 793 batches.
+        let w = resident(4_400.0);
+        let runs: Vec<BackendKind> = (0..2000).map(|_| c.choose(w).kind).collect();
+        let gpu = runs.iter().filter(|&&k| k == BackendKind::Gpu).count();
+        assert_eq!(gpu, 2, "{gpu} GPU runs");
+        assert_eq!(runs[0], BackendKind::Cpu);
+    }
+
+    /// A mesh worth having on the device is uploaded once the CPU's lost time has paid for the upload.
+    #[test]
+    fn uploads_are_paid_for_by_regret() {
+        let c = Chooser::new(CostModel {
+            gpu_upload_per_triangle_ns: 5.0,
+            ..model()
+        });
+        // 1M triangles: CPU 3.0 ms, GPU 0.6 ms resident, upload 5 ms: paid after two batches (2.4 ms each).
+        let w = Work {
+            triangles: 1e6,
+            upload_triangles: 1e6,
+        };
+        assert_eq!(c.choose(w).kind, BackendKind::Cpu);
+        assert_eq!(c.choose(w).kind, BackendKind::Gpu);
+    }
+
+    #[test]
+    fn grid_is_a_valid_mesh() {
+        let (p, t) = grid(4);
+        assert_eq!(t.len(), 32);
+        assert!(Mesh::new(&p, &t).is_ok());
+    }
+}
