@@ -608,13 +608,16 @@ void trocar_context_destroy(struct TrocarContext *ctx);
 /**
  * The backend a context runs on.
  *
- * `TROCAR_BACKEND_CPU` or `TROCAR_BACKEND_GPU`; after a lost GPU device, the CPU.
+ * `TROCAR_BACKEND_CPU` or `TROCAR_BACKEND_GPU` for a context running on one; `TROCAR_BACKEND_AUTO` for a
+ * `TROCAR_BACKEND_AUTO` context that opened a hardware GPU and holds both backends, choosing per batch
+ * (`trocar_results_backend` says which one ran a batch); a `TROCAR_BACKEND_AUTO` context without a usable
+ * hardware GPU runs on the CPU. After a lost GPU device, the CPU.
  *
  * # Safety
  * - `ctx`: a live context, or NULL.
  *
  * # Returns
- * The backend; `TROCAR_BACKEND_AUTO` only for a NULL or invalid context.
+ * The backend; also `TROCAR_BACKEND_AUTO` for a NULL or invalid context.
  */
 TrocarBackend trocar_context_backend(const struct TrocarContext *ctx);
 
@@ -883,6 +886,24 @@ void trocar_results_destroy(struct TrocarResults *results);
  */
 TrocarStatus trocar_results_query_count(const struct TrocarResults *results,
                                         uint32_t *out_count);
+
+/**
+ * The backend that ran the last batch submitted into a results object.
+ *
+ * `TROCAR_BACKEND_CPU` or `TROCAR_BACKEND_GPU`, never `TROCAR_BACKEND_AUTO`: a `TROCAR_BACKEND_AUTO` context
+ * holding both backends runs each batch on the one it expects to answer sooner, and this says which. Readable
+ * while the batch is pending (the backend running it).
+ *
+ * # Safety
+ * - `results`: a live results object.
+ * - `out`: receives the backend; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer);
+ * `TROCAR_ERROR_OUT_OF_RANGE` (no batch has run into `results` yet, or the backend failed the last one).
+ */
+TrocarStatus trocar_results_backend(const struct TrocarResults *results,
+                                    TrocarBackend *out);
 
 /**
  * The hits of one query.
