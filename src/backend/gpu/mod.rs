@@ -2,10 +2,11 @@
 //!
 //! A mesh is uploaded by the first batch that asks about it and lives on the device from then on
 //! (`mesh_buffers`); a position update of a resident mesh uploads only the vertices it moved, one of a mesh not
-//! yet resident does nothing here. A batch — any number of tools on any number of meshes — is one submission: per mesh, an outcode
-//! dispatch and a per-(triangle, query) select dispatch that append hit records and feedback polygons with
-//! atomics. The records are read back, sorted by query and triangle, and handed out through the same
-//! [`crate::Results`] as the CPU backend's. Answers equal the CPU backend's up to the device's rounding.
+//! yet resident does nothing here. A batch — any number of tools on any number of meshes — is one submission:
+//! per mesh, an outcode dispatch and a per-(triangle, query) select dispatch that append hit records and
+//! feedback polygons with atomics. The records are read back, sorted by query and triangle, and handed out
+//! through the same [`crate::Results`] as the CPU backend's. Answers equal the CPU backend's up to the device's
+//! rounding.
 
 mod batch;
 mod device;
