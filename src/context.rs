@@ -111,19 +111,28 @@ impl Context {
         Self::with_backend(def, backend)
     }
 
-    /// An AUTO context on the software adapter choosing exactly by `model` (no calibration, refinement or
-    /// exploration), for testing the choice where no hardware GPU exists.
-    pub(crate) fn auto_with_model(def: &ContextDef, model: CostModel) -> Result<Self> {
+    /// An AUTO context on the software adapter, for testing the choice where no hardware GPU exists: choosing
+    /// exactly by `model` (no calibration, refinement or exploration), or with `None` calibrated and learning
+    /// as on a hardware GPU. Returns the model it starts from too.
+    pub(crate) fn auto_on_software_gpu(
+        def: &ContextDef,
+        model: Option<CostModel>,
+    ) -> Result<(Self, CostModel)> {
         let cpu = CpuBackend::new(def.cpu_threads)?;
         let gpu = GpuBackend::new(true, def.cpu_threads)?;
         let def = ContextDef {
             backend: BackendKind::Auto,
             ..*def
         };
-        Self::with_backend(
-            &def,
-            Arc::new(AutoBackend::new(cpu, gpu, Chooser::fixed(model))),
-        )
+        let (chooser, model) = match model {
+            Some(m) => (Chooser::fixed(m), m),
+            None => {
+                let m = calibrate(&cpu, &gpu)?;
+                (Chooser::new(m), m)
+            }
+        };
+        let ctx = Self::with_backend(&def, Arc::new(AutoBackend::new(cpu, gpu, chooser)))?;
+        Ok((ctx, model))
     }
 
     fn with_backend(def: &ContextDef, backend: Arc<dyn Backend>) -> Result<Self> {

@@ -37,7 +37,15 @@ pub fn auto_context_with_model(
     def: &crate::ContextDef,
     model: CostModel,
 ) -> crate::Result<crate::Context> {
-    crate::Context::auto_with_model(def, model)
+    crate::Context::auto_on_software_gpu(def, Some(model)).map(|(ctx, _)| ctx)
+}
+
+/// An AUTO context on the software GPU adapter, calibrated and learning as it would be on a hardware GPU, and
+/// the model its calibration measured.
+pub fn auto_context_calibrated(
+    def: &crate::ContextDef,
+) -> crate::Result<(crate::Context, CostModel)> {
+    crate::Context::auto_on_software_gpu(def, None)
 }
 
 /// How many meshes have a copy on the context's GPU device; `None` without a GPU backend.

@@ -14,7 +14,8 @@ mod common;
 use glam::Vec3;
 use std::ptr::null_mut;
 use trocar::internals::{
-    CostModel, LinearCost, auto_context_with_model, is_resident, resident_meshes,
+    CostModel, LinearCost, auto_context_calibrated, auto_context_with_model, is_resident,
+    resident_meshes,
 };
 use trocar::{BackendKind, Context, ErrorKind, MeshId, Query, Results, Tool, VolumeKind};
 
@@ -246,6 +247,47 @@ fn a_lost_device_leaves_auto_on_the_cpu() {
     assert_eq!(trio.auto.backend_kind(), BackendKind::Cpu);
     assert_eq!(trio.run(&all, false, &mut results), BackendKind::Cpu);
     assert_eq!(trio.run(&all, true, &mut results), BackendKind::Cpu);
+}
+
+/// The calibration a hardware GPU gets, run on the software adapter: a finite model, its grids gone from the
+/// device; then a learning context answers mixed batches right on whichever backend it picks.
+#[test]
+fn a_calibrated_context_measures_and_answers() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let (auto, model) =
+        auto_context_calibrated(&common::context_def(BackendKind::Auto, 2)).unwrap();
+    for cost in [model.cpu, model.gpu] {
+        assert!(
+            cost.fixed_ns.is_finite() && cost.fixed_ns >= 0.0,
+            "{model:?}"
+        );
+        assert!(
+            cost.per_triangle_ns.is_finite() && cost.per_triangle_ns >= 0.0,
+            "{model:?}"
+        );
+    }
+    assert!(
+        model.gpu_upload_per_triangle_ns.is_finite() && model.gpu_upload_per_triangle_ns >= 0.0
+    );
+    assert!(
+        model.cpu.fixed_ns + model.cpu.per_triangle_ns > 0.0,
+        "the CPU took no time: {model:?}"
+    );
+    assert_eq!(
+        resident_meshes(&auto),
+        Some(0),
+        "calibration grids left on the device"
+    );
+    let (p, t) = common::liver();
+    let trio = Trio::new(auto, &p, &t);
+    let all = tools(&p, 8);
+    let mut results = trio.auto.create_results();
+    for i in 0..12 {
+        let n = [1, 3, 8][i % 3];
+        trio.run(&all[..n], i % 2 == 1, &mut results);
+    }
 }
 
 /// Without a hardware GPU, AUTO is the CPU backend exactly as before.
