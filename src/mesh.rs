@@ -9,6 +9,7 @@ use crate::geometry::{MAX_COORDINATE, in_range};
 use crate::haptic::view::{Columns, HapticLink, HapticView};
 use crate::mesh_motion::Motion;
 use glam::Vec3;
+use multiversion::multiversion;
 use std::sync::Arc;
 
 /// A triangle mesh: vertex positions and triangles. The library's own copy of the caller's data.
@@ -97,6 +98,10 @@ impl Mesh {
     }
 
     /// Overwrites vertices `first .. first + positions.len()`; nothing changes unless all of it is valid.
+    ///
+    /// The whole input is validated first (one branch-free pass), then copied chunk by chunk: each chunk's
+    /// start-of-step positions are saved, its largest move measured for a haptic mirror, and its coordinates
+    /// scattered while its source and destination are in cache.
     pub(crate) fn update_positions(&mut self, first: usize, positions: &[[f32; 3]]) -> Result<()> {
         let end = first
             .checked_add(positions.len())
@@ -109,15 +114,44 @@ impl Mesh {
             )));
         };
         check_positions(positions, first)?;
-        self.motion
-            .before_update(first..end, [&self.xs, &self.ys, &self.zs]);
-        for (k, p) in (first..end).zip(positions) {
-            self.xs[k] = p[0];
-            self.ys[k] = p[1];
-            self.zs[k] = p[2];
+        let mirrored = self.haptic.in_use().is_some();
+        self.motion.begin_update();
+        // An update of every vertex on a fresh step: the current arrays become the step's start positions.
+        let exchanged = first == 0
+            && end == self.vertex_count()
+            && self
+                .motion
+                .take_whole([&mut self.xs, &mut self.ys, &mut self.zs]);
+        let mut largest_move = 0.0f64;
+        let axes = [
+            &mut self.xs[first..end],
+            &mut self.ys[first..end],
+            &mut self.zs[first..end],
+        ];
+        let [xs, ys, zs] = axes.map(|axis| axis.chunks_mut(UPDATE_CHUNK));
+        for (k, (((src, xs), ys), zs)) in positions
+            .chunks(UPDATE_CHUNK)
+            .zip(xs)
+            .zip(ys)
+            .zip(zs)
+            .enumerate()
+        {
+            let at = first + k * UPDATE_CHUNK;
+            let old = if exchanged {
+                self.motion.starts(at..at + src.len())
+            } else {
+                let old = [&*xs, &*ys, &*zs];
+                self.motion.save(at, old);
+                old
+            };
+            if mirrored {
+                largest_move = largest_move.max(largest_square_move(src, old));
+            }
+            scatter(src, [xs, ys, zs]);
         }
         if let Some(view) = self.haptic.in_use() {
-            view.mirror().write(first, positions);
+            view.mirror()
+                .write_moved(first, positions, largest_move.sqrt());
         }
         self.version += 1;
         Ok(())
@@ -161,7 +195,16 @@ fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
         .map_err(|_| Error::out_of_memory(what))
 }
 
+/// Vertices an update copies per chunk: its source, destination and motion fit in a core's L1/L2 cache.
+const UPDATE_CHUNK: usize = 4096;
+
+/// Validates coordinates with one branch-free, vectorizable pass; the slow search for the culprit runs only
+/// when the pass finds one.
 fn check_positions(positions: &[[f32; 3]], first: usize) -> Result<()> {
+    let coordinates: &[f32] = bytemuck::cast_slice(positions);
+    if all_in_range(coordinates) {
+        return Ok(());
+    }
     // `in_range` is false for NaN and infinities too.
     match positions.iter().position(|&p| !in_range(p)) {
         Some(i) => Err(Error::invalid(format!(
@@ -170,6 +213,49 @@ fn check_positions(positions: &[[f32; 3]], first: usize) -> Result<()> {
             positions[i]
         ))),
         None => Ok(()),
+    }
+}
+
+/// True when every coordinate's magnitude is at most [`MAX_COORDINATE`] (so not NaN nor infinite), as
+/// `in_range` decides it. A non-negative float's bits order as its value, and NaNs and infinities have larger
+/// bits than any finite magnitude, so `|c| ≤ MAX` is `bits(|c|) ≤ bits(MAX)`; the difference
+/// `bits(MAX) - bits(|c|)` of two numbers below 2^31 has its sign bit set exactly when that fails, and an OR
+/// of the differences (integer subtraction and OR, plain SSE2) collects any failure.
+#[multiversion(targets("x86_64+avx2", "aarch64+neon"))]
+fn all_in_range(coordinates: &[f32]) -> bool {
+    let limit = MAX_COORDINATE.to_bits();
+    let failed = coordinates.iter().fold(0u32, |acc, c| {
+        acc | limit.wrapping_sub(c.to_bits() & 0x7fff_ffff)
+    });
+    failed & 0x8000_0000 == 0
+}
+
+/// The largest squared distance, in `f64`, between a new position in `src` and the old one in `old`.
+#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+fn largest_square_move(src: &[[f32; 3]], old: [&[f32]; 3]) -> f64 {
+    let [xs, ys, zs] = old;
+    src.iter()
+        .zip(xs)
+        .zip(ys)
+        .zip(zs)
+        .fold(0.0f64, |largest, (((p, &x), &y), &z)| {
+            let d = [
+                f64::from(p[0]) - f64::from(x),
+                f64::from(p[1]) - f64::from(y),
+                f64::from(p[2]) - f64::from(z),
+            ];
+            largest.max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+        })
+}
+
+/// Copies interleaved positions into the x, y and z arrays.
+#[multiversion(targets("x86_64+avx2", "aarch64+neon"))]
+fn scatter(src: &[[f32; 3]], axes: [&mut [f32]; 3]) {
+    let [xs, ys, zs] = axes;
+    for (((p, x), y), z) in src.iter().zip(xs).zip(ys).zip(zs) {
+        *x = p[0];
+        *y = p[1];
+        *z = p[2];
     }
 }
 
@@ -240,5 +326,129 @@ mod tests {
             "not moved this step: stands still"
         );
         assert_eq!(m.previous_position(1), Vec3::new(2.0, 0.0, 0.0));
+    }
+
+    /// A grid of `n` vertices spread over several update chunks, and its two-triangle strips.
+    fn long_mesh(n: usize) -> Mesh {
+        let positions: Vec<[f32; 3]> = (0..n)
+            .map(|i| [i as f32 * 0.5, (i % 7) as f32, 1.0])
+            .collect();
+        let triangles: Vec<[u32; 3]> = (0..n as u32 - 2).map(|i| [i, i + 1, i + 2]).collect();
+        Mesh::new(&positions, &triangles).unwrap()
+    }
+
+    #[test]
+    fn a_rejected_update_across_chunks_changes_nothing() {
+        let n = 3 * UPDATE_CHUNK + 123;
+        let mut m = long_mesh(n);
+        let tracker_view = m.haptic_view().unwrap();
+        let first = UPDATE_CHUNK - 10;
+        let moved: Vec<[f32; 3]> = (0..2 * UPDATE_CHUNK + 50)
+            .map(|i| [i as f32, -(i as f32), 2.0])
+            .collect();
+        m.update_positions(first, &moved).unwrap();
+        m.mark_motion_read();
+        let before = m.clone();
+        let mirror_before = tracker_view
+            .mirror()
+            .read(|s| (0..n as u32).map(|v| s.get(v)).collect::<Vec<_>>())
+            .0;
+        for bad in [
+            f32::NAN,
+            f32::INFINITY,
+            -f32::INFINITY,
+            1.5e6,
+            -1.0e6 * 1.0001,
+        ] {
+            let mut rejected = moved.clone();
+            rejected.iter_mut().for_each(|p| p[1] += 1.0);
+            // In the last chunk, the other coordinates fine.
+            *rejected.last_mut().unwrap() = [0.0, 0.0, bad];
+            let e = m.update_positions(first, &rejected).unwrap_err();
+            assert_eq!(e.kind, crate::error::ErrorKind::InvalidArgument);
+            assert!(
+                e.message
+                    .contains(&format!("vertex {}", first + moved.len() - 1)),
+                "{}",
+                e.message
+            );
+            assert_eq!(m, before);
+        }
+        let mirror_after = tracker_view
+            .mirror()
+            .read(|s| (0..n as u32).map(|v| s.get(v)).collect::<Vec<_>>())
+            .0;
+        assert_eq!(mirror_after, mirror_before);
+        // The largest finite magnitude allowed is accepted.
+        m.update_positions(n - 1, &[[MAX_COORDINATE, -MAX_COORDINATE, -0.0]])
+            .unwrap();
+        assert_eq!(
+            m.position(n as u32 - 1),
+            Vec3::new(MAX_COORDINATE, -MAX_COORDINATE, 0.0)
+        );
+    }
+
+    /// Positions, start-of-step positions and the haptic mirror (positions and travel) after any mix of whole
+    /// and partial updates, against a brute-force model.
+    #[test]
+    fn updates_agree_with_a_brute_force_model() {
+        let n = 2 * UPDATE_CHUNK + 77;
+        let mut m = long_mesh(n);
+        let view = m.haptic_view().unwrap();
+        let mut now: Vec<Vec3> = (0..n as u32).map(|i| m.position(i)).collect();
+        let mut start = now.clone();
+        let mut travel = 0.0f64;
+        // (first, count, CCD read before it); count 0 means "up to the end".
+        let plan = [
+            (0, 0, false),
+            (5, 3 * UPDATE_CHUNK / 2, false),
+            (0, 0, true),
+            (UPDATE_CHUNK + 1, 0, true),
+            (0, 0, false),
+            (0, 0, true),
+            (0, 0, true),
+            (3, 9, false),
+        ];
+        for (step, &(first, count, read)) in plan.iter().enumerate() {
+            if read {
+                m.mark_motion_read();
+                start = now.clone();
+            }
+            let count = if count == 0 { n - first } else { count };
+            let new: Vec<[f32; 3]> = (0..count)
+                .map(|k| {
+                    let t = (step * 31 + k) as f32;
+                    [t.sin() * 3.0, t.cos(), (t * 0.1).sin() * 0.25 + step as f32]
+                })
+                .collect();
+            let mut largest = 0.0f64;
+            for (k, p) in new.iter().enumerate() {
+                let old = now[first + k];
+                let d = [0, 1, 2].map(|a| f64::from(p[a]) - f64::from(old[a]));
+                largest = largest.max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                now[first + k] = Vec3::from(*p);
+            }
+            travel += largest.sqrt();
+            m.update_positions(first, &new).unwrap();
+            for i in 0..n {
+                assert_eq!(m.position(i as u32), now[i], "step {step} vertex {i}");
+                assert_eq!(
+                    m.previous_position(i as u32),
+                    start[i],
+                    "step {step} vertex {i}"
+                );
+            }
+            let (mirror, travelled) = view
+                .mirror()
+                .read(|s| {
+                    (
+                        (0..n as u32).map(|v| s.get(v)).collect::<Vec<_>>(),
+                        s.travel(),
+                    )
+                })
+                .0;
+            assert_eq!(mirror, now, "step {step}");
+            assert_eq!(travelled, travel, "step {step}");
+        }
     }
 }

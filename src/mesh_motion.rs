@@ -9,13 +9,18 @@
 
 use crate::error::{Error, Result};
 use glam::Vec3;
+use multiversion::multiversion;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Start-of-step positions of the vertices updated during the current step.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Motion {
-    /// x, y, z at the start of the step; valid for vertex `i` only when `saved_in[i] == step`.
+    /// x, y, z at the start of the step; valid for vertex `i` only when `whole` or `saved_in[i] == step`.
     start: [Vec<f32>; 3],
+    /// Every vertex's start position was saved this step at once (`saved_in` is then not kept up to date).
+    whole: bool,
+    /// No vertex's start position was saved this step yet.
+    untouched: bool,
     /// The step in which vertex `i`'s start position was saved.
     saved_in: Vec<u32>,
     /// The current step's number, never 0 (the "never saved" mark).
@@ -29,6 +34,7 @@ impl Motion {
     pub fn new(vertex_count: usize) -> Result<Self> {
         let mut motion = Self {
             step: 1,
+            untouched: true,
             ..Self::default()
         };
         for axis in &mut motion.start {
@@ -38,9 +44,11 @@ impl Motion {
         Ok(motion)
     }
 
-    /// Called before vertices `range` are overwritten: saves the start positions of those not saved this step.
-    pub fn before_update(&mut self, range: std::ops::Range<usize>, current: [&[f32]; 3]) {
+    /// Called once per update, before [`Motion::save`]: begins a new step if a CCD query read the last one.
+    pub fn begin_update(&mut self) {
         if self.read.0.swap(false, Ordering::Relaxed) {
+            self.whole = false;
+            self.untouched = true;
             self.step = self.step.wrapping_add(1);
             if self.step == 0 {
                 // After 2^32 - 1 steps: forget every mark rather than mistake an old one for this step's.
@@ -48,20 +56,55 @@ impl Motion {
                 self.step = 1;
             }
         }
-        for i in range {
-            if self.saved_in[i] != self.step {
-                self.saved_in[i] = self.step;
-                for (start, now) in self.start.iter_mut().zip(current) {
-                    start[i] = now[i];
-                }
-            }
-        }
     }
 
+    /// Called before vertices `first .. first + current[0].len()`, now at `current`, are overwritten: saves the
+    /// start positions of those not saved this step. A chunk already saved costs one vectorized comparison
+    /// per vertex.
+    pub fn save(&mut self, first: usize, current: [&[f32]; 3]) {
+        if self.whole {
+            return;
+        }
+        let range = first..first + current[0].len();
+        let step = self.step;
+        let saved_in = &mut self.saved_in[range.clone()];
+        if all_equal(saved_in, step) {
+            return;
+        }
+        let [sx, sy, sz] = &mut self.start;
+        let starts = [
+            &mut sx[range.clone()],
+            &mut sy[range.clone()],
+            &mut sz[range],
+        ];
+        save_unsaved(saved_in, step, starts, current);
+        self.untouched = false;
+    }
+
+    /// Called before an update of every vertex, instead of [`Motion::save`]: when nothing was saved this step
+    /// yet, the current positions become the start positions by exchanging arrays instead of copying them,
+    /// and `current` receives the old start arrays, which the caller must overwrite whole. False (nothing
+    /// exchanged) otherwise.
+    pub fn take_whole(&mut self, current: [&mut Vec<f32>; 3]) -> bool {
+        if !self.untouched || current.iter().any(|c| c.len() != self.saved_in.len()) {
+            return false;
+        }
+        for (start, now) in self.start.iter_mut().zip(current) {
+            std::mem::swap(start, now);
+        }
+        self.whole = true;
+        self.untouched = false;
+        true
+    }
+
+    /// Start positions of vertices `range`, saved this step (after [`Motion::take_whole`]).
+    pub fn starts(&self, range: std::ops::Range<usize>) -> [&[f32]; 3] {
+        [0, 1, 2].map(|axis| &self.start[axis][range.clone()])
+    }
     /// Where vertex `i`, now at `current`, was when the step began.
     #[inline]
     pub fn start_position(&self, i: usize, current: Vec3) -> Vec3 {
-        if self.saved_in[i] == self.step {
+        if self.whole || self.saved_in[i] == self.step {
             Vec3::new(self.start[0][i], self.start[1][i], self.start[2][i])
         } else {
             current
@@ -88,6 +131,23 @@ impl PartialEq for ReadFlag {
     fn eq(&self, other: &Self) -> bool {
         self.0.load(Ordering::Relaxed) == other.0.load(Ordering::Relaxed)
     }
+}
+
+/// True when every mark is `step` (an OR of XORs: vectorizable, no early exit).
+#[multiversion(targets("x86_64+avx2", "aarch64+neon"))]
+fn all_equal(marks: &[u32], step: u32) -> bool {
+    marks.iter().fold(0, |acc, &m| acc | (m ^ step)) == 0
+}
+
+/// Saves `current` into `starts` where a mark is not `step`, and marks everything `step` (branch-free).
+#[multiversion(targets("x86_64+avx2", "aarch64+neon"))]
+fn save_unsaved(marks: &mut [u32], step: u32, starts: [&mut [f32]; 3], current: [&[f32]; 3]) {
+    for (start, now) in starts.into_iter().zip(current) {
+        for ((s, &n), &m) in start.iter_mut().zip(now).zip(&*marks) {
+            *s = if m == step { *s } else { n };
+        }
+    }
+    marks.fill(step);
 }
 
 fn zeroed<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> Result<()> {

@@ -6,9 +6,11 @@
 //! by trackers without any lock:
 //!
 //! - Two copies, each with its own sequence number (odd while being written). The writer always writes the
-//!   copy readers are *not* directed to (`active` names the other), then publishes it, then brings the other
-//!   copy up to date the same way. So at every instant one complete, consistent copy exists and a reader never
-//!   waits for a write in progress, however large.
+//!   copy readers are *not* directed to (`active` names the other), then publishes it. So at every instant one
+//!   complete, consistent copy exists and a reader never waits for a write in progress, however large. The
+//!   copy left behind lacks only the last write's range, which the next write copies over from the published
+//!   copy first, unless it rewrites that range anyway (a simulator rewriting every vertex each step writes one
+//!   copy per step).
 //! - A reader runs its whole computation on one copy, loading positions with relaxed atomic loads, and keeps
 //!   the answer only if that copy's sequence number did not change meanwhile (Boehm's seqlock with fences).
 //!   A torn read is thrown away, never used. The computation costs what it reads: no copy is made up front.
@@ -53,6 +55,9 @@ pub struct PositionMirror {
     active: AtomicUsize,
     /// Readers that failed [`OPTIMISTIC_ATTEMPTS`] times and asked the writer to wait for them.
     starving: AtomicU32,
+    /// Words `stale.0 .. stale.1` of the copy not active: the last write's range, current only in the active
+    /// copy. Only the writer touches it.
+    stale: (AtomicUsize, AtomicUsize),
 }
 
 /// A consistent-or-discarded view of one copy, handed to a reader's computation.
@@ -89,8 +94,9 @@ impl Snapshot<'_> {
         self.words.len() / 3
     }
 
-    /// Writes completed on this copy when the read began. Both copies receive every write, so two reads with
-    /// the same version saw the same positions (a cache keyed on it is valid until the next write).
+    /// The mesh's writes whose positions this copy held when the read began (every write so far, or all but
+    /// the last on the copy readers just left), so two reads with the same version saw the same positions (a
+    /// cache keyed on it is valid until the next write).
     pub fn version(&self) -> u64 {
         self.version
     }
@@ -136,43 +142,59 @@ impl PositionMirror {
             copies: [copy()?, copy()?],
             active: AtomicUsize::new(0),
             starving: AtomicU32::new(0),
+            stale: (AtomicUsize::new(0), AtomicUsize::new(0)),
         })
     }
 
-    /// Overwrites vertices `first ..` with `positions` in both copies. The caller is the mesh's only writer
-    /// (it holds the mesh's write lock) and has validated the range. Allocates nothing.
+    /// [`PositionMirror::write_moved`], measuring the largest move itself.
+    #[cfg(test)]
     pub(crate) fn write(&self, first: usize, positions: &[[f32; 3]]) {
-        // Both copies hold the same positions before the write, so the largest move is measured once.
-        let mut largest_move: Option<f64> = None;
-        for _ in 0..2 {
-            // Only the writer stores `active`, so its own last store is what it reads.
-            let target = 1 - self.active.load(Ordering::Relaxed);
-            self.wait_for_starving_readers();
-            let copy = &self.copies[target];
-            let sequence = copy.sequence.load(Ordering::Relaxed);
-            copy.sequence.store(sequence + 1, Ordering::Relaxed);
-            // Orders the odd sequence number before every data store below (Boehm's seqlock writer).
-            fence(Ordering::Release);
-            let words = &copy.words[3 * first..3 * (first + positions.len())];
-            let measure = largest_move.is_none();
-            let mut largest = 0.0f64;
-            for (w, p) in words.chunks_exact(3).zip(positions) {
-                if measure {
-                    let old = [0, 1, 2].map(|i| f32::from_bits(w[i].load(Ordering::Relaxed)));
-                    let d = [0, 1, 2].map(|i| f64::from(p[i]) - f64::from(old[i]));
-                    largest = largest.max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-                }
-                w[0].store(p[0].to_bits(), Ordering::Relaxed);
-                w[1].store(p[1].to_bits(), Ordering::Relaxed);
-                w[2].store(p[2].to_bits(), Ordering::Relaxed);
-            }
-            let moved = *largest_move.get_or_insert(largest.sqrt());
-            let travel = f64::from_bits(copy.travel.load(Ordering::Relaxed)) + moved;
-            copy.travel.store(travel.to_bits(), Ordering::Relaxed);
-            copy.sequence.store(sequence + 2, Ordering::Release);
-            // SeqCst pairs with the starving readers' registration (see `read`).
-            self.active.store(target, Ordering::SeqCst);
+        let copy = &self.copies[self.active.load(Ordering::Relaxed)];
+        let words = &copy.words[3 * first..3 * (first + positions.len())];
+        let mut largest = 0.0f64;
+        for (w, p) in words.chunks_exact(3).zip(positions) {
+            let old = [0, 1, 2].map(|i| f32::from_bits(w[i].load(Ordering::Relaxed)));
+            let d = [0, 1, 2].map(|i| f64::from(p[i]) - f64::from(old[i]));
+            largest = largest.max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         }
+        self.write_moved(first, positions, largest.sqrt());
+    }
+
+    /// Overwrites vertices `first ..` with `positions`; `moved` is the largest distance a vertex moves (the
+    /// mesh measures it on its own copy, which holds the same positions, while that is in cache). Writes the
+    /// copy readers are not directed to, after bringing it up to date with the other, then publishes it. The
+    /// caller is the mesh's only writer (it holds the mesh's write lock) and has validated the range.
+    /// Allocates nothing.
+    pub(crate) fn write_moved(&self, first: usize, positions: &[[f32; 3]], moved: f64) {
+        let values: &[f32] = bytemuck::cast_slice(positions);
+        let range = 3 * first..3 * first + values.len();
+        // Only the writer stores `active` and `stale`, so its own last stores are what it reads.
+        let source = &self.copies[self.active.load(Ordering::Relaxed)];
+        let target_index = 1 - self.active.load(Ordering::Relaxed);
+        let copy = &self.copies[target_index];
+        let stale = self.stale.0.load(Ordering::Relaxed)..self.stale.1.load(Ordering::Relaxed);
+        self.wait_for_starving_readers();
+        // The published copy holds every write so far: 2 * writes in its sequence number.
+        let writes = source.sequence.load(Ordering::Relaxed) / 2;
+        copy.sequence.store(2 * writes + 1, Ordering::Relaxed);
+        // Orders the odd sequence number before every data store below (Boehm's seqlock writer).
+        fence(Ordering::Release);
+        let covered = range.start <= stale.start && stale.end <= range.end;
+        if !covered {
+            for (w, s) in copy.words[stale.clone()].iter().zip(&source.words[stale]) {
+                w.store(s.load(Ordering::Relaxed), Ordering::Relaxed);
+            }
+        }
+        for (w, v) in copy.words[range.clone()].iter().zip(values) {
+            w.store(v.to_bits(), Ordering::Relaxed);
+        }
+        let travel = f64::from_bits(source.travel.load(Ordering::Relaxed)) + moved;
+        copy.travel.store(travel.to_bits(), Ordering::Relaxed);
+        copy.sequence.store(2 * writes + 2, Ordering::Release);
+        // SeqCst pairs with the starving readers' registration (see `read`).
+        self.active.store(target_index, Ordering::SeqCst);
+        self.stale.0.store(range.start, Ordering::Relaxed);
+        self.stale.1.store(range.end, Ordering::Relaxed);
     }
 
     /// Spins, then yields, while a starving reader is registered: it may be reading the copy about to be
@@ -266,6 +288,51 @@ mod tests {
         );
     }
 
+    /// Writes of ranges that overlap, cover or miss the previous one: each read sees every write so far
+    /// (the copy it reads missed the previous write until this one brought it over), its version counts the
+    /// writes and its travel sums their largest moves.
+    #[test]
+    fn partial_writes_keep_both_copies_whole() {
+        const N: usize = 40;
+        let xs: Vec<f32> = (0..N).map(|i| i as f32).collect();
+        let m = PositionMirror::new(&xs, &[0.0; N], &[0.0; N]).unwrap();
+        let mut model: Vec<Vec3> = xs.iter().map(|&x| Vec3::new(x, 0.0, 0.0)).collect();
+        let mut travel = 0.0;
+        let ranges = [
+            (0, 40),
+            (5, 10),
+            (30, 5),
+            (0, 0),
+            (8, 3),
+            (2, 30),
+            (39, 1),
+            (0, 40),
+            (20, 1),
+        ];
+        for (k, &(first, len)) in ranges.iter().enumerate() {
+            let new: Vec<[f32; 3]> = (0..len)
+                .map(|i| [(first + i) as f32, k as f32 + 1.0, (i % 3) as f32])
+                .collect();
+            let moved = new
+                .iter()
+                .enumerate()
+                .map(|(i, p)| Vec3::from(*p).distance(model[first + i]))
+                .fold(0.0f32, f32::max);
+            travel += f64::from(moved);
+            m.write_moved(first, &new, f64::from(moved));
+            for (i, p) in new.iter().enumerate() {
+                model[first + i] = Vec3::from(*p);
+            }
+            let ((seen, version, travelled), _) = m.read(|s| {
+                let seen: Vec<Vec3> = (0..N as u32).map(|v| s.get(v)).collect();
+                (seen, s.version(), s.travel())
+            });
+            assert_eq!(seen, model, "write {k}");
+            assert_eq!(version, k as u64 + 1, "write {k}");
+            assert_eq!(travelled, travel, "write {k}");
+        }
+    }
+
     /// A reader registered as starving that never finishes (its thread suspended mid-read) holds a write up
     /// for [`STARVING_WAIT`] at most, and the write still lands; a read then sees it whole.
     #[test]
@@ -276,7 +343,7 @@ mod tests {
         let t0 = std::time::Instant::now();
         m.write(0, &poses);
         let waited = t0.elapsed();
-        // Both copies are written, each after one bounded wait.
+        // The write waits once, for the bound.
         assert!(
             waited >= STARVING_WAIT,
             "the writer did not wait: {waited:?}"

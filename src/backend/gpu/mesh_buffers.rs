@@ -7,6 +7,7 @@
 use super::device::Gpu;
 use crate::error::{Error, ErrorKind, Result};
 use crate::mesh::Mesh;
+use multiversion::multiversion;
 
 /// Smallest buffer created: bindings must not be empty.
 const MIN_BUFFER: u64 = 16;
@@ -65,9 +66,13 @@ pub fn create_buffer(
     }
 }
 
+/// Vertices interleaved per block of an upload: a block fits in L1 and is copied out with one `memcpy`.
+const UPLOAD_BLOCK: usize = 1024;
+
 /// Writes vertices `first .. first + count` (packed x, y, z) into `buffer`, straight into wgpu's staging memory
-/// (no intermediate copy: on a large mesh one costs as much as the upload). Returns false if wgpu refused the
-/// write (a lost device), which the next query reports.
+/// (no intermediate copy of the whole range: on a large mesh one costs as much as the upload), interleaved
+/// block by block on the stack. Returns false if wgpu refused the write (a lost device), which the next query
+/// reports.
 fn upload_positions(
     gpu: &Gpu,
     buffer: &wgpu::Buffer,
@@ -82,11 +87,30 @@ fn upload_positions(
         return false;
     };
     let (xs, ys, zs) = mesh.coordinates();
-    let (vertices, _) = staging.slice(..).into_chunks::<12>();
-    vertices.write_iter(
-        (first..first + count).map(|i| bytemuck::cast::<[f32; 3], [u8; 12]>([xs[i], ys[i], zs[i]])),
-    );
+    let range = first..first + count;
+    let blocks = xs[range.clone()]
+        .chunks(UPLOAD_BLOCK)
+        .zip(ys[range.clone()].chunks(UPLOAD_BLOCK))
+        .zip(zs[range].chunks(UPLOAD_BLOCK));
+    let mut block = [[0.0f32; 3]; UPLOAD_BLOCK];
+    let mut at = 0;
+    for ((x, y), z) in blocks {
+        let n = x.len();
+        interleave([x, y, z], &mut block[..n]);
+        let bytes: &[u8] = bytemuck::cast_slice(&block[..n]);
+        staging.slice(at..at + bytes.len()).copy_from_slice(bytes);
+        at += bytes.len();
+    }
     true
+}
+
+/// Packs x, y, z arrays into `out` as x, y, z triples.
+#[multiversion(targets("x86_64+avx2", "aarch64+neon"))]
+fn interleave(axes: [&[f32]; 3], out: &mut [[f32; 3]]) {
+    let [xs, ys, zs] = axes;
+    for (((p, &x), &y), &z) in out.iter_mut().zip(xs).zip(ys).zip(zs) {
+        *p = [x, y, z];
+    }
 }
 
 fn upload_indices(gpu: &Gpu, buffer: &wgpu::Buffer, mesh: &Mesh) {

@@ -1,0 +1,181 @@
+//! Position updates that start, end and fail anywhere relative to the library's update chunks and the GPU's
+//! upload blocks: on every backend an updated mesh answers exactly as a mesh created with the same positions,
+//! and a rejected update changes nothing (the host copy, the device copy, the motion).
+
+mod common;
+
+use glam::Vec3;
+use trocar::{Context, ErrorKind, MeshId, Query, Tool, VolumeKind};
+
+/// A wavy sheet of `side` × `side` vertices over [0, 10]², two triangles per cell.
+fn sheet(side: usize) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let step = 10.0 / (side - 1) as f32;
+    let positions = (0..side * side)
+        .map(|i| {
+            let (x, y) = ((i % side) as f32 * step, (i / side) as f32 * step);
+            [x, y, 0.2 * (x * 1.3).sin() * (y * 0.7).cos()]
+        })
+        .collect();
+    let mut triangles = Vec::new();
+    for r in 0..side - 1 {
+        for c in 0..side - 1 {
+            let v = (r * side + c) as u32;
+            let s = side as u32;
+            triangles.push([v, v + 1, v + s + 1]);
+            triangles.push([v, v + s + 1, v + s]);
+        }
+    }
+    (positions, triangles)
+}
+
+/// Vertical tools over the sheet, static and dynamic.
+fn queries(mesh: MeshId) -> Vec<Query> {
+    (0..12)
+        .map(|k| {
+            let (x, y) = (0.7 + 0.8 * k as f32, 9.3 - 0.75 * k as f32);
+            Query {
+                mesh,
+                tool: Tool {
+                    entry: Vec3::new(x, y, 3.0),
+                    tip: Vec3::new(x, y, -0.05),
+                    radius: 0.35,
+                    up: Vec3::X,
+                },
+                new_tip: (k % 3 == 0).then(|| Vec3::new(x + 0.4, y, -0.1)),
+                volume: if k % 2 == 0 {
+                    VolumeKind::Capsule
+                } else {
+                    VolumeKind::Frustum
+                },
+            }
+        })
+        .collect()
+}
+
+/// `mesh` holds `reference`: the same host positions, and the same answers as a mesh created from it.
+fn assert_holds(
+    ctx: &Context,
+    mesh: MeshId,
+    reference: &[[f32; 3]],
+    triangles: &[[u32; 3]],
+    when: &str,
+) {
+    let host: Vec<[f32; 3]> = ctx
+        .with_mesh(mesh, |m| {
+            (0..m.vertex_count() as u32)
+                .map(|i| m.position(i).to_array())
+                .collect()
+        })
+        .unwrap();
+    assert!(host == reference, "{when}: host positions differ");
+    let fresh = ctx.create_mesh(reference, triangles).unwrap();
+    let (mut a, mut b) = (ctx.create_results(), ctx.create_results());
+    ctx.query(&queries(mesh), &mut a).unwrap();
+    ctx.query(&queries(fresh), &mut b).unwrap();
+    let mut hits = 0;
+    for q in 0..a.len() {
+        assert_eq!(a.hits(q), b.hits(q), "{when}: query {q} hits");
+        assert_eq!(a.feedback(q), b.feedback(q), "{when}: query {q} feedback");
+        hits += a.hits(q).unwrap().len();
+    }
+    assert!(
+        hits > 100,
+        "{when}: the tools must touch the sheet ({hits} hits)"
+    );
+    ctx.destroy_mesh(fresh).unwrap();
+}
+
+#[test]
+fn updates_across_chunks_and_blocks_answer_as_fresh_meshes() {
+    let (positions, triangles) = sheet(101);
+    let n = positions.len();
+    for backend in common::backends() {
+        let ctx = common::context(backend, 2);
+        let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
+        let other = ctx
+            .create_mesh(
+                &[[50.0, 50.0, 50.0], [51.0, 50.0, 50.0], [50.0, 51.0, 50.0]],
+                &[[0, 1, 2]],
+            )
+            .unwrap();
+        let mut reference = positions.clone();
+        let lift =
+            |range: std::ops::Range<usize>, dz: f32, reference: &[[f32; 3]]| -> Vec<[f32; 3]> {
+                reference[range]
+                    .iter()
+                    .map(|p| [p[0], p[1], p[2] + dz])
+                    .collect()
+            };
+        // Partial updates starting and ending inside upload blocks (1024 vertices) and update chunks (4096).
+        for (k, (first, count)) in [(1000, 6000), (4095, 2), (1, 1023), (7000, n - 7000), (0, n)]
+            .into_iter()
+            .enumerate()
+        {
+            let moved = lift(first..first + count, 0.05 * (k + 1) as f32, &reference);
+            ctx.update_positions(mesh, first as u32, &moved).unwrap();
+            reference[first..first + count].copy_from_slice(&moved);
+            assert_holds(
+                &ctx,
+                mesh,
+                &reference,
+                &triangles,
+                &format!("{backend:?} update {k}"),
+            );
+        }
+        // A CCD query reads the step's motion: the next step starts from these positions.
+        let mut ccd = ctx.create_ccd_results();
+        ctx.query_ccd(mesh, other, &Default::default(), &mut ccd)
+            .unwrap();
+        let step_start = reference.clone();
+        // Rejected updates, the bad coordinate in the last chunk, a middle one or the first: nothing changes.
+        for (first, count, bad_at, bad) in [
+            (500, n - 500, n - 501, f32::NAN),
+            (3, 9000, 4100, 2.0e6),
+            (0, n, 0, f32::NEG_INFINITY),
+            (5000, 4097, 4096, -1.0000001e6),
+        ] {
+            let mut moved = lift(first..first + count, 1.0, &reference);
+            moved[bad_at][2] = bad;
+            let e = ctx
+                .update_positions(mesh, first as u32, &moved)
+                .unwrap_err();
+            assert_eq!(e.kind, ErrorKind::InvalidArgument, "{backend:?}: {e}");
+            assert!(
+                e.message.contains(&format!("vertex {}", first + bad_at)),
+                "{backend:?}: {e}"
+            );
+            assert_holds(
+                &ctx,
+                mesh,
+                &reference,
+                &triangles,
+                &format!("{backend:?} after a rejected update at {first}"),
+            );
+        }
+        // The next step: a whole update (the motion's start is this step's), then a partial one.
+        let whole = lift(0..n, -0.3, &reference);
+        ctx.update_positions(mesh, 0, &whole).unwrap();
+        reference.copy_from_slice(&whole);
+        let part = lift(2000..6500, 0.1, &reference);
+        ctx.update_positions(mesh, 2000, &part).unwrap();
+        reference[2000..6500].copy_from_slice(&part);
+        assert_holds(
+            &ctx,
+            mesh,
+            &reference,
+            &triangles,
+            &format!("{backend:?} next step"),
+        );
+        let starts: Vec<[f32; 3]> = ctx
+            .with_mesh(mesh, |m| {
+                (0..n as u32)
+                    .map(|i| m.previous_position(i).to_array())
+                    .collect()
+            })
+            .unwrap();
+        assert!(
+            starts == step_start,
+            "{backend:?}: the step starts where the CCD query left the mesh"
+        );
+    }
+}
