@@ -4,7 +4,8 @@
 //! level-2 subdivision's 70k and its level-4 subdivision's 1.12M) and per backend (CPU with every available
 //! thread, GPU), the median and p90 of
 //! - (a) one static capsule query on the resident mesh: `query` of one tool, a blocking round trip;
-//! - (b) `update_positions` of every vertex of the deformed mesh, then that query (and the update alone);
+//! - (b) `update_positions` of every vertex of the deformed mesh, then that query (and the update alone, also
+//!   as a multiple of a `memcpy` of the same bytes measured in the same run);
 //! - (c) one `query` call answering a batch of 1, 8 or 64 tools at distinct poses, capsule volume, all static
 //!   or all dynamic (separate rows; the static batch of 1 is row a);
 //! - (d) `submit` alone (what the simulator's thread pays before it can overlap other work) and the whole
@@ -343,6 +344,24 @@ fn bench_backend(
     out
 }
 
+/// The floor of `update_positions`: a `memcpy` of the same bytes, as freshly written as (b)'s, into a warm buffer.
+fn memcpy_floor(wave: &Wave, vertices: usize, budget: Budget) -> Stat {
+    let mut deformed = Vec::with_capacity(vertices);
+    let mut copy = vec![[0.0f32; 3]; vertices];
+    let (stat, _) = measure(budget, 1, |i| {
+        wave.positions(i as f32 * 0.07, &mut deformed);
+        let t0 = Instant::now();
+        copy.copy_from_slice(&deformed);
+        std::hint::black_box(&mut copy);
+        Sample {
+            time: seconds(t0, Instant::now()),
+            part: None,
+            hits: 0,
+        }
+    });
+    stat
+}
+
 /// The table's rows for one mesh.
 struct MeshRows {
     triangles: usize,
@@ -449,7 +468,7 @@ fn main() {
     let levels: &[u32] = if quick { &[0] } else { &[0, 2, 4] };
     let mut current = (positions, triangles);
     let mut level = 0;
-    let (mut meshes, mut setup) = (Vec::new(), Vec::new());
+    let (mut meshes, mut setup, mut floors) = (Vec::new(), Vec::new(), Vec::new());
     for &wanted in levels {
         while level < wanted {
             current = subdivide(&current.0, &current.1);
@@ -493,6 +512,25 @@ fn main() {
         let auto_mesh = auto.create_mesh(positions, triangles).expect("AUTO mesh");
         rows.auto = bench_backend(&auto, auto_mesh, positions, &wave, &poses, budget);
         auto.destroy_mesh(auto_mesh).expect("destroy");
+        let floor = memcpy_floor(&wave, positions.len(), budget).median;
+        let times_floor = |rows: &[(Measurement, Outcome)], backend: &str| {
+            rows.iter()
+                .find_map(|(m, o)| match (m, o) {
+                    (Measurement::UpdateAlone, Outcome::Ran(s)) => {
+                        Some(format!(", {backend} {:.2}×", s.median / floor))
+                    }
+                    _ => None,
+                })
+                .unwrap_or_default()
+        };
+        floors.push(format!(
+            "{label}: {} ({} bytes){}{}{}",
+            format_time(floor),
+            12 * positions.len(),
+            times_floor(&rows.cpu, "CPU"),
+            times_floor(&rows.gpu, "GPU"),
+            times_floor(&rows.auto, "AUTO"),
+        ));
         setup.push(format!(
             "{label}: create_mesh CPU {}{}",
             format_time(cpu_create.as_secs_f64()),
@@ -551,6 +589,11 @@ fn main() {
         }
     );
     report!(report, "- mesh upload: {}", setup.join("; "));
+    report!(
+        report,
+        "- (b)'s floor, a memcpy of the same bytes (median), and update_positions' median over it: {}",
+        floors.join("; ")
+    );
     report!(report);
     report!(
         report,
