@@ -15,8 +15,10 @@
  *   compute shaders (Vulkan, Metal, DX12) on a hardware GPU, or on a software adapter such as Mesa's
  *   lavapipe when the def's allow_software_gpu is set (or TROCAR_ALLOW_SOFTWARE_GPU=1 in the
  *   environment); with neither, trocar_context_create returns TROCAR_ERROR_BACKEND_UNAVAILABLE.
- *   TROCAR_BACKEND_AUTO takes a hardware GPU when there is one, else the CPU (never a software GPU);
- *   trocar_context_backend and trocar_context_device_name say which. Both backends give the same hits
+ *   TROCAR_BACKEND_AUTO, with a usable hardware GPU (never a software one), holds both backends and runs
+ *   each query or batch on the one its cost model of this machine expects to answer sooner; without one,
+ *   the CPU. trocar_context_backend and trocar_context_device_name say what the context holds,
+ *   trocar_results_backend which backend ran a results object's last batch. Both backends give the same hits
  *   except for triangles within float rounding of the volume's boundary (see docs/design.md).
  *   Asynchronous use: trocar_query_submit starts a batch and returns; trocar_results_wait collects it
  *   (views answer TROCAR_ERROR_PENDING in between). The answers describe the meshes at submission,
