@@ -157,6 +157,7 @@ fn query_of(mesh: MeshId, pose: &Pose, dynamic: bool) -> Query {
         tool: tool_of(pose),
         new_tip: dynamic.then_some(pose.new_tip),
         volume: VolumeKind::Capsule,
+        hits_only: false,
     }
 }
 

@@ -151,7 +151,7 @@
 /**
  * Minor version: while the major is 0 a new minor may break the ABI; from 1.0 on, additions that keep it.
  */
-#define TROCAR_VERSION_MINOR 3
+#define TROCAR_VERSION_MINOR 4
 
 /**
  * Patch version: fixes.
@@ -286,6 +286,12 @@ typedef struct TrocarQuery {
    * `TROCAR_VOLUME_CAPSULE` or `TROCAR_VOLUME_FRUSTUM`.
    */
   TrocarVolume volume;
+  /**
+   * Nonzero: the hits only, no feedback polygons (each hit's `feedback_first` and `feedback_count` are 0,
+   * `trocar_results_feedback` gives an empty array; every other field is as with 0). 0, the default: hits
+   * and polygons.
+   */
+  uint32_t hits_only;
 } TrocarQuery;
 
 /**

@@ -360,6 +360,7 @@ impl Context {
                 mesh: q.mesh,
                 slot,
                 volume,
+                hits_only: q.hits_only,
             });
         }
         results.reserve_outputs(queries.len())?;
@@ -444,6 +445,7 @@ impl Context {
             tool: *tool,
             new_tip: None,
             volume,
+            hits_only: false,
         };
         self.query(std::slice::from_ref(&q), results)
     }
@@ -462,6 +464,7 @@ impl Context {
             tool: *tool,
             new_tip: Some(new_tip),
             volume,
+            hits_only: false,
         };
         self.query(std::slice::from_ref(&q), results)
     }

@@ -18,6 +18,9 @@ pub struct Query {
     pub new_tip: Option<Vec3>,
     /// Capsule (round tool) or the paper's frustum volumes.
     pub volume: VolumeKind,
+    /// The hits only: no feedback polygons (every hit's `feedback_first` and `feedback_count` are 0 and the
+    /// output's feedback is empty); the other fields of each hit are those of the full query.
+    pub hits_only: bool,
 }
 
 impl Query {

@@ -83,6 +83,7 @@ fn compare_with_opengl(
             tool,
             new_tip,
             volume: VolumeKind::Frustum,
+            hits_only: false,
         })
         .collect();
     let mut results = ctx.create_results();

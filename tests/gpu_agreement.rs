@@ -76,6 +76,7 @@ impl Ask {
             tool: self.tool,
             new_tip: self.new_tip,
             volume: self.volume,
+            hits_only: false,
         }
     }
 

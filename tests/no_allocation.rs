@@ -65,6 +65,7 @@ fn warmed_up_queries_do_not_allocate() {
                 tool,
                 new_tip,
                 volume,
+                hits_only: false,
             })
         })
         .collect();

@@ -102,6 +102,8 @@ namespace Trocar
         public uint Dynamic;
         public TrocarVec3 NewTip;
         public TrocarVolume Volume;
+        /// <summary>Nonzero: the hits only, without feedback polygons.</summary>
+        public uint HitsOnly;
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -214,7 +216,7 @@ namespace Trocar
 
         // The header this binding was written for (include/trocar.h TROCAR_VERSION_*).
         public const uint VersionMajor = 0;
-        public const uint VersionMinor = 3;
+        public const uint VersionMinor = 4;
         public const uint VersionPatch = 0;
         public const uint Version = (VersionMajor << 16) | (VersionMinor << 8) | VersionPatch;
 
@@ -470,7 +472,7 @@ namespace Trocar
         }
 
         public static TrocarQuery MakeQuery(TrocarMeshId mesh, TrocarTool tool, bool dynamic, TrocarVec3 newTip,
-                                            TrocarVolume volume)
+                                            TrocarVolume volume, bool hitsOnly = false)
         {
             var q = Native.trocar_default_query();
             q.Mesh = mesh;
@@ -478,6 +480,7 @@ namespace Trocar
             q.Dynamic = dynamic ? 1u : 0u;
             q.NewTip = newTip;
             q.Volume = volume;
+            q.HitsOnly = hitsOnly ? 1u : 0u;
             return q;
         }
 

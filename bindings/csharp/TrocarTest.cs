@@ -354,11 +354,12 @@ static class TrocarTest
         Check(Marshal.SizeOf(typeof(TrocarContextDef)) == 16, "sizeof TrocarContextDef {0}", Marshal.SizeOf(typeof(TrocarContextDef)));
         Check(Marshal.SizeOf(typeof(TrocarMeshId)) == 12, "sizeof TrocarMeshId {0}", Marshal.SizeOf(typeof(TrocarMeshId)));
         Check(Marshal.SizeOf(typeof(TrocarTool)) == 40, "sizeof TrocarTool {0}", Marshal.SizeOf(typeof(TrocarTool)));
-        Check(Marshal.SizeOf(typeof(TrocarQuery)) == 72, "sizeof TrocarQuery {0}", Marshal.SizeOf(typeof(TrocarQuery)));
+        Check(Marshal.SizeOf(typeof(TrocarQuery)) == 76, "sizeof TrocarQuery {0}", Marshal.SizeOf(typeof(TrocarQuery)));
         Check(Marshal.SizeOf(typeof(TrocarHit)) == 64, "sizeof TrocarHit {0}", Marshal.SizeOf(typeof(TrocarHit)));
         Check((int)Marshal.OffsetOf(typeof(TrocarHit), "Distance") == 12, "offset of TrocarHit.Distance");
         Check((int)Marshal.OffsetOf(typeof(TrocarHit), "TimeOfImpact") == 52, "offset of TrocarHit.TimeOfImpact");
         Check((int)Marshal.OffsetOf(typeof(TrocarQuery), "Volume") == 68, "offset of TrocarQuery.Volume");
+        Check((int)Marshal.OffsetOf(typeof(TrocarQuery), "HitsOnly") == 72, "offset of TrocarQuery.HitsOnly");
         Check(Marshal.SizeOf(typeof(TrocarTrackerDef)) == 12, "sizeof TrocarTrackerDef {0}", Marshal.SizeOf(typeof(TrocarTrackerDef)));
         Check(Marshal.SizeOf(typeof(TrocarContact)) == 52, "sizeof TrocarContact {0}", Marshal.SizeOf(typeof(TrocarContact)));
         Check((int)Marshal.OffsetOf(typeof(TrocarContact), "SignedDistance") == 44, "offset of TrocarContact.SignedDistance");
@@ -459,6 +460,31 @@ static class TrocarTest
                 ctx.Wait(batch);
                 Check(!batch.IsPending, "pending after the wait");
                 for (int i = 0; i < last.Count; i++) Compare("submitted " + last[i].Label, batch, (uint)i, last[i]);
+
+                // Hits only: the same records without polygons (feedback fields 0, no feedback vertices).
+                var full = new TrocarHit[last.Count][];
+                for (int i = 0; i < last.Count; i++) full[i] = batch.Hits((uint)i).ToArray();
+                var hitsOnly = new TrocarQuery[last.Count];
+                for (int i = 0; i < last.Count; i++)
+                    hitsOnly[i] = TrocarContext.MakeQuery(mesh, last[i].Tool, last[i].Dynamic, last[i].NewTip,
+                                                          last[i].Volume, hitsOnly: true);
+                Check(queries[0].HitsOnly == 0 && hitsOnly[0].HitsOnly == 1, "MakeQuery's HitsOnly");
+                ctx.QueryBatch(hitsOnly, batch);
+                for (int i = 0; i < last.Count; i++)
+                {
+                    ReadOnlySpan<TrocarHit> h = batch.Hits((uint)i);
+                    Check(batch.Feedback((uint)i).Length == 0, "hits-only query {0}: feedback vertices", i);
+                    if (!Check(h.Length == full[i].Length, "hits-only query {0}: {1} hits, full {2}", i, h.Length,
+                               full[i].Length))
+                        continue;
+                    for (int k = 0; k < h.Length; k++)
+                    {
+                        TrocarHit want = full[i][k];
+                        want.FeedbackFirst = 0;
+                        want.FeedbackCount = 0;
+                        Check(h[k].Equals(want), "hits-only query {0} hit {1}: not the full query's record", i, k);
+                    }
+                }
             }
 
             // Errors: a zero radius, a stale mesh.

@@ -390,6 +390,15 @@ class LiverTest(unittest.TestCase):
             self.assertFalse(batch.pending)
             for i, want in enumerate(singles):
                 self.assertEqual(batch.hits(i), want)
+            # Hits only: the same records without polygons (feedback fields 0, no feedback vertices).
+            hits_only = [
+                trocar.Context.make_query(self.mesh, p.tool(), p.new_tip, p.volume, hits_only=True) for p in poses
+            ]
+            self.assertEqual(trocar.Context.make_query(self.mesh, poses[0].tool()).hits_only, 0)
+            self.ctx.query_batch(hits_only, batch)
+            for i, want in enumerate(singles):
+                self.assertEqual(batch.hits(i), [h._replace(feedback_first=0, feedback_count=0) for h in want])
+                self.assertEqual(batch.feedback(i), [])
 
     def test_feedback_view(self):
         self.set_scale(1.0)

@@ -31,7 +31,7 @@ except ImportError:  # pragma: no cover - depends on the machine
 
 # The header this binding was written for (include/trocar.h).
 VERSION_MAJOR = 0
-VERSION_MINOR = 3
+VERSION_MINOR = 4
 VERSION_PATCH = 0
 
 OK = 0
@@ -138,6 +138,7 @@ class Query(ctypes.Structure):
         ("dynamic", ctypes.c_uint32),
         ("new_tip", Float3),
         ("volume", ctypes.c_uint32),
+        ("hits_only", ctypes.c_uint32),
     ]
 
 
@@ -200,7 +201,7 @@ class CcdContact(ctypes.Structure):
 assert ctypes.sizeof(ContextDef) == 16
 assert ctypes.sizeof(MeshId) == 12
 assert ctypes.sizeof(Tool) == 40
-assert ctypes.sizeof(Query) == 72
+assert ctypes.sizeof(Query) == 76
 assert ctypes.sizeof(Hit) == 64
 assert ctypes.sizeof(TrackerDef) == 12
 assert ctypes.sizeof(Contact) == 52
@@ -610,8 +611,9 @@ class Context(_Handle):
         return results
 
     @staticmethod
-    def make_query(mesh, tool, new_tip=None, volume=VOLUME_CAPSULE):
-        """A Query from trocar_default_query(); dynamic when new_tip is given."""
+    def make_query(mesh, tool, new_tip=None, volume=VOLUME_CAPSULE, hits_only=False):
+        """A Query from trocar_default_query(); dynamic when new_tip is given; with hits_only, its hits carry
+        no feedback polygons."""
         q = _lib.trocar_default_query()
         q.mesh = mesh
         q.tool = tool
@@ -619,6 +621,7 @@ class Context(_Handle):
             q.dynamic = 1
             q.new_tip = Float3(*_xyz(new_tip))
         q.volume = volume
+        q.hits_only = 1 if hits_only else 0
         return q
 
     def query_batch(self, queries, results):

@@ -83,6 +83,8 @@ pub struct PreparedQuery {
     pub slot: usize,
     /// The tool volume.
     pub volume: ToolVolume,
+    /// [`crate::Query::hits_only`]: no feedback polygons.
+    pub hits_only: bool,
 }
 
 /// Scratch memory a [`crate::Results`] keeps between runs, so warmed-up queries do not allocate.

@@ -68,6 +68,7 @@ pub unsafe extern "C" fn trocar_query_static(
             tool: tool.into(),
             new_tip: None,
             volume: volume_kind(volume)?,
+            hits_only: false,
         };
         unsafe { run_one(ctx, q, results) }
     })
@@ -102,6 +103,7 @@ pub unsafe extern "C" fn trocar_query_dynamic(
             tool: tool.into(),
             new_tip: Some(Vec3::from(*new_tip)),
             volume: volume_kind(volume)?,
+            hits_only: false,
         };
         unsafe { run_one(ctx, q, results) }
     })

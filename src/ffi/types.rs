@@ -105,6 +105,10 @@ pub struct TrocarQuery {
     pub new_tip: [f32; 3],
     /// `TROCAR_VOLUME_CAPSULE` or `TROCAR_VOLUME_FRUSTUM`.
     pub volume: TrocarVolume,
+    /// Nonzero: the hits only, no feedback polygons (each hit's `feedback_first` and `feedback_count` are 0,
+    /// `trocar_results_feedback` gives an empty array; every other field is as with 0). 0, the default: hits
+    /// and polygons.
+    pub hits_only: u32,
 }
 
 impl TrocarContextDef {
@@ -220,6 +224,7 @@ impl TrocarQuery {
             tool: (&self.tool).into(),
             new_tip: (self.dynamic != 0).then(|| Vec3::from(self.new_tip)),
             volume: volume_kind(self.volume)?,
+            hits_only: self.hits_only != 0,
         })
     }
 }

@@ -123,7 +123,15 @@ fn run_query(
     let pool = pool.filter(|_| triangles.len() >= PARALLEL_MIN_TRIANGLES);
     let Some(pool) = pool else {
         volume.clip.outcodes(xs, ys, zs, outcodes);
-        select::select_range(mesh, triangles, 0, &scratch.outcodes, volume, out);
+        select::select_range(
+            mesh,
+            triangles,
+            0,
+            &scratch.outcodes,
+            volume,
+            q.hits_only,
+            out,
+        );
         return;
     };
 
@@ -152,7 +160,15 @@ fn run_query(
             .enumerate()
             .for_each(|(c, (tris, chunk))| {
                 chunk.clear();
-                select::select_range(mesh, tris, c * TRIANGLE_CHUNK, outcodes, volume, chunk);
+                select::select_range(
+                    mesh,
+                    tris,
+                    c * TRIANGLE_CHUNK,
+                    outcodes,
+                    volume,
+                    q.hits_only,
+                    chunk,
+                );
             });
     });
     // Chunks are in triangle order, so concatenating keeps hits sorted by triangle.

@@ -8,7 +8,8 @@ use crate::query::Hit;
 use crate::query::QueryOutput;
 use glam::Vec3;
 
-/// Tests `triangles` (whose first index in the mesh is `base`) and appends the hits to `out`.
+/// Tests `triangles` (whose first index in the mesh is `base`) and appends the hits to `out` (without their
+/// feedback polygons if `hits_only`).
 ///
 /// `outcodes` has a power-of-two length covering every vertex (see [`outcode_buffer_len`]), so indexing it
 /// with `i & mask` needs no bounds check: mesh indices were validated at upload, the mask only convinces the
@@ -19,6 +20,7 @@ pub(super) fn select_range(
     base: usize,
     outcodes: &[u8],
     volume: &ToolVolume,
+    hits_only: bool,
     out: &mut QueryOutput,
 ) {
     debug_assert!(outcodes.len().is_power_of_two() && outcodes.len() >= mesh.vertex_count());
@@ -35,7 +37,7 @@ pub(super) fn select_range(
         let (a, b, c) = (code(t[0]), code(t[1]), code(t[2]));
         // All three vertices beyond one plane: GL's trivial reject.
         if a & b & c == 0 {
-            evaluate(mesh, base + k, a | b | c, volume, &tool, out);
+            evaluate(mesh, base + k, a | b | c, volume, &tool, hits_only, out);
         }
     }
 }
@@ -53,13 +55,20 @@ enum ToolShape {
     Triangle(PreparedTriangle),
 }
 
-/// Decides whether one surviving triangle is hit and, if so, appends its record and feedback polygon.
+/// Decides whether one surviving triangle is hit and, if so, appends its record and (unless `hits_only`) its
+/// feedback polygon.
+///
+/// With `hits_only` the polygon is still clipped when the triangle crosses a plane of the volume (`planes`
+/// nonzero): the frustum's hit decision is whether anything is left, and GL_SELECT's depth min/max are those
+/// of the clipped polygon. A triangle that crosses no plane is its own polygon, so then it is neither built
+/// nor clipped: the depth range comes from the corners, exactly as from the unclipped polygon.
 fn evaluate(
     mesh: &Mesh,
     triangle: usize,
     planes: u8,
     volume: &ToolVolume,
     tool: &ToolShape,
+    hits_only: bool,
     out: &mut QueryOutput,
 ) {
     let tri = mesh.corners(triangle);
@@ -68,30 +77,42 @@ fn evaluate(
         ToolShape::Segment(a, b) => segment_prepared(*a, *b, &prepared),
         ToolShape::Triangle(swept) => triangle_prepared(swept, &prepared),
     };
-    let mut polygon = FeedbackPolygon::triangle(tri[0], tri[1], tri[2]);
-    let contact = match volume.kind {
+    let needs_polygon = !hits_only || planes != 0;
+    let clipped = || {
+        let mut polygon = FeedbackPolygon::triangle(tri[0], tri[1], tri[2]);
+        polygon.clip(&volume.clip, planes);
+        polygon
+    };
+    let (contact, polygon) = match volume.kind {
         VolumeKind::Capsule => {
             let c = closest();
             if c.distance > volume.radius {
                 return;
             }
-            polygon.clip(&volume.clip, planes);
-            c
+            (c, needs_polygon.then(clipped))
         }
         VolumeKind::Frustum => {
-            polygon.clip(&volume.clip, planes);
-            if polygon.is_empty() {
+            let polygon = needs_polygon.then(clipped);
+            if polygon.as_ref().is_some_and(FeedbackPolygon::is_empty) {
                 return;
             }
-            closest()
+            (closest(), polygon)
         }
     };
-    let (depth_min, depth_max) = if polygon.is_empty() {
+    let (depth_min, depth_max) = match &polygon {
+        // Hits only, no plane crossed: the polygon would be the triangle (the same fold as `depth_range`).
+        None => tri
+            .iter()
+            .map(|&p| volume.clip.depth(p))
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), d| {
+                (lo.min(d), hi.max(d))
+            }),
         // A capsule touching only where its box is rounded off by float error: depth of the contact itself.
-        let d = volume.clip.depth(contact.on_mesh);
-        (d, d)
-    } else {
-        polygon.depth_range(&volume.clip)
+        Some(p) if p.is_empty() => {
+            let d = volume.clip.depth(contact.on_mesh);
+            (d, d)
+        }
+        Some(p) => p.depth_range(&volume.clip),
     };
     let time_of_impact = match volume.shape {
         SweptShape::Triangle(entry, tip, new_tip) => {
@@ -99,9 +120,15 @@ fn evaluate(
         }
         SweptShape::Segment(..) => 0.0,
     };
-    let feedback_first = out.feedback.len() as u32;
-    out.feedback
-        .extend(polygon.vertices().iter().map(|v| v.to_array()));
+    let (feedback_first, feedback_count) = match &polygon {
+        Some(p) if !hits_only => {
+            let first = out.feedback.len() as u32;
+            out.feedback
+                .extend(p.vertices().iter().map(|v| v.to_array()));
+            (first, p.vertices().len() as u32)
+        }
+        _ => (0, 0),
+    };
     out.hits.push(Hit {
         triangle: triangle as u32,
         depth_min,
@@ -112,7 +139,7 @@ fn evaluate(
         normal: contact_normal(&contact, prepared.normal(), volume).to_array(),
         time_of_impact,
         feedback_first,
-        feedback_count: polygon.vertices().len() as u32,
+        feedback_count,
     });
 }
 

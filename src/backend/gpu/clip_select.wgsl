@@ -39,7 +39,8 @@ struct Query {
     kind: u32,
     shape: u32,
     output: u32,
-    pad0: u32,
+    // 1: the hits only, no feedback polygon reserved or written.
+    hits_only: u32,
     pad1: u32,
     pad2: u32,
 }
@@ -639,13 +640,20 @@ fn evaluate(q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<f32>, c:
 
     // glRenderMode's record append: reserve room with atomics. Past the capacity the counters keep counting,
     // so the host knows how much to grow and re-runs the batch: no hit is silently dropped.
+    // A hits-only query reserves no polygon: its records say 0 vertices at 0.
+    var len = poly.len;
+    if (q.hits_only != 0u) {
+        len = 0u;
+    }
     let h = atomicAdd(&counters[0], 1u);
-    let f = atomicAdd(&counters[1], poly.len);
-    if (h >= params.hit_capacity || f > params.feedback_capacity - poly.len
-        || poly.len > params.feedback_capacity) {
+    var f = 0u;
+    if (len > 0u) {
+        f = atomicAdd(&counters[1], len);
+    }
+    if (h >= params.hit_capacity || f > params.feedback_capacity - len || len > params.feedback_capacity) {
         return;
     }
-    for (var k = 0u; k < poly.len; k++) {
+    for (var k = 0u; k < len; k++) {
         feedback[3u * (f + k)] = poly.v[k].x;
         feedback[3u * (f + k) + 1u] = poly.v[k].y;
         feedback[3u * (f + k) + 2u] = poly.v[k].z;
@@ -655,7 +663,7 @@ fn evaluate(q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<f32>, c:
         contact.on_mesh.x, contact.on_mesh.y, contact.on_mesh.z,
         contact.on_tool.x, contact.on_tool.y, contact.on_tool.z,
         normal.x, normal.y, normal.z,
-        toi, f, poly.len,
+        toi, f, len,
     );
 }
 

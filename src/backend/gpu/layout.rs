@@ -30,8 +30,10 @@ pub struct GpuQuery {
     pub shape: u32,
     /// Index of the query in the caller's batch.
     pub output: u32,
+    /// 1: the hits only, no feedback polygon is reserved or written.
+    pub hits_only: u32,
     /// Pads to a multiple of 16 bytes.
-    pub pad: [u32; 3],
+    pub pad: [u32; 2],
 }
 
 /// What one dispatch pair works on (`Params` in the shader); bound with a dynamic offset.
@@ -95,8 +97,8 @@ pub(crate) const CANDIDATE_SIZE: u64 = 8;
 pub(crate) const FEEDBACK_VERTEX_SIZE: u64 = 12;
 
 impl GpuQuery {
-    /// The shader's view of `volume`, answering query `output` of the batch.
-    pub fn new(volume: &ToolVolume, output: u32) -> Self {
+    /// The shader's view of `volume`, answering query `output` of the batch (without polygons if `hits_only`).
+    pub fn new(volume: &ToolVolume, output: u32, hits_only: bool) -> Self {
         let mut q = Self::zeroed();
         for (i, s) in volume.clip.slabs().iter().enumerate() {
             q.planes[i] = [s.normal.x, s.normal.y, s.normal.z, s.lo];
@@ -122,6 +124,7 @@ impl GpuQuery {
             VolumeKind::Frustum => 1,
         };
         q.output = output;
+        q.hits_only = u32::from(hits_only);
         q
     }
 }

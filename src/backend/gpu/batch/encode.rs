@@ -121,11 +121,10 @@ impl GpuScratch {
         guards: &[(MeshId, RwLockReadGuard<'_, Mesh>)],
     ) -> Result<Vec<MeshBuffers>> {
         self.host_queries.clear();
-        self.host_queries.extend(
-            self.order
-                .iter()
-                .map(|&i| GpuQuery::new(&queries[i as usize].volume, i)),
-        );
+        self.host_queries.extend(self.order.iter().map(|&i| {
+            let q = &queries[i as usize];
+            GpuQuery::new(&q.volume, i, q.hits_only)
+        }));
         self.dispatches.clear();
         let mut mesh_buffers = Vec::with_capacity(guards.len());
         let max_y = gpu.device.limits().max_compute_workgroups_per_dimension;
@@ -232,7 +231,13 @@ impl GpuScratch {
             self.bind_groups.clear();
         }
         let read_hits = self.expected_hits.min(self.hit_capacity);
-        let read_feedback = self.expected_feedback.min(self.feedback_capacity);
+        // A batch of hits-only queries writes no polygon: nothing of the feedback buffer is read back.
+        let wants_feedback = self.host_queries.iter().any(|q| q.hits_only == 0);
+        let read_feedback = if wants_feedback {
+            self.expected_feedback.min(self.feedback_capacity)
+        } else {
+            0
+        };
         let hits_bytes = u64::from(read_hits) * HIT_SIZE;
         let feedback_bytes = u64::from(read_feedback) * FEEDBACK_VERTEX_SIZE;
         let len = counters_size + hits_bytes + feedback_bytes;
