@@ -1,5 +1,5 @@
 //! One results object's device buffers, and a batch's life: encode, submit, read back, re-run on overflow,
-//! sort into the per-query outputs.
+//! copy into the per-query outputs.
 
 mod assemble;
 mod encode;
@@ -10,24 +10,30 @@ use super::layout::{FEEDBACK_VERTEX_SIZE, GpuHit, GpuQuery, HIT_SIZE};
 use super::mesh_buffers::create_buffer;
 use crate::error::Result;
 use crate::mesh_id::MeshId;
-use assemble::Sorting;
+use assemble::Runs;
 use parking_lot::Mutex;
 use std::sync::Arc;
 use wgpu::BufferUsages as U;
 
-/// Workgroup size of both entry points.
+/// Workgroup size of the grid-stride entry points.
 const WORKGROUP: u32 = 64;
 /// Hit records and feedback vertices a fresh results object has room for; grown on demand.
 const INITIAL_HITS: u32 = 1 << 10;
 const INITIAL_FEEDBACK: u32 = 1 << 13;
 const INITIAL_CANDIDATES: u32 = 1 << 14;
-/// Hits from which a batch of several queries is sorted into them on several threads: below, starting the
+/// Hits from which a batch of several queries is copied into them on several threads: below, starting the
 /// threads' work costs more than it saves.
-const PARALLEL_HITS: u32 = 1 << 13;
-/// Bytes of the counters (hits, feedback vertices, then one candidate count per dispatch), which also start
-/// the read-back buffer.
+const PARALLEL_HITS: u32 = 1 << 15;
+/// Bytes of the counters the host reads (hits, feedback vertices, then one candidate count per dispatch),
+/// which also start the read-back buffer.
 fn counters_size(dispatches: usize) -> u64 {
     ((2 + dispatches as u64) * 4).next_multiple_of(8)
+}
+
+/// Bytes of the whole counter buffer: the counters the host reads, one staging count per dispatch, and the
+/// largest dispatch's (query, block) counts.
+fn counter_buffer_size(dispatches: usize, most_blocks: u64) -> u64 {
+    (2 + 2 * dispatches as u64 + most_blocks) * 4
 }
 
 /// A device buffer that grows (never shrinks) to the largest size asked of it.
@@ -96,6 +102,8 @@ struct Dispatch {
     query_count: u32,
     words_per_query: u32,
     triangle_count: u32,
+    /// Blocks of [`super::layout::BLOCK`] triangles per query.
+    blocks: u32,
 }
 
 /// What distinguishes one dispatch's bind group from another's within one scratch.
@@ -137,7 +145,7 @@ pub struct GpuScratch {
     readback: Grown,
     candidates: Grown,
     evaluation_size: Grown,
-    /// Binds `evaluation_size` as storage for the sizing pass; remade when that buffer is.
+    /// Binds `evaluation_size` as storage for the block scan; remade when that buffer is.
     size_group: Option<wgpu::BindGroup>,
     candidate_capacity: u32,
     hit_capacity: u32,
@@ -159,7 +167,7 @@ pub struct GpuScratch {
     versions: Vec<(MeshId, u64)>,
     records: Vec<GpuHit>,
     host_feedback: Vec<[f32; 3]>,
-    sorting: Sorting,
+    runs: Runs,
     in_flight: Option<InFlight>,
 }
 
@@ -202,7 +210,7 @@ impl GpuScratch {
             versions: Vec::new(),
             records: Vec::new(),
             host_feedback: Vec::new(),
-            sorting: Sorting::default(),
+            runs: Runs::default(),
             in_flight: None,
         }
     }

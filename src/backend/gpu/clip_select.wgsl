@@ -4,15 +4,22 @@
 // glClipPlane for a moving one), switches to glRenderMode(GL_SELECT) / GL_FEEDBACK and draws the organ:
 // the geometry pipeline's clipper keeps the triangles inside the volume, GL_SELECT reports them with their
 // z range and GL_FEEDBACK returns the clipped polygons. Here the same pipeline runs without rasterization
-// (so no triangle is lost for being smaller than a pixel), one dispatch pair per mesh of a batch:
+// (so no triangle is lost for being smaller than a pixel), one run of passes per mesh of a batch, which leaves
+// the records grouped by query and ordered by triangle (GL_SELECT's order) without atomics deciding any order:
 //
 //   vertex_outcodes     - the vertex stage: every vertex's clip outcode against every query's volume;
-//   select_triangles    - primitive assembly and the trivial reject: one invocation per (triangle, query)
-//                         ANDs the outcodes and appends the survivors to a candidate list;
-//   size_evaluation     - one invocation turns the candidate count into the next dispatch's size;
-//   evaluate_candidates - clipping and selection proper, per survivor: clips it (Sutherland-Hodgman, in
-//                         registers), runs the exact round-tool test, and appends a select record and a
-//                         feedback polygon with atomics.
+//   count_survivors     - primitive assembly and the trivial reject, per block of BLOCK triangles and query:
+//                         the block's survivors are counted;
+//   scan_blocks         - one workgroup turns the counts (query-major, then block) into each block's first
+//                         candidate and sizes the next dispatches from the total;
+//   write_candidates    - the reject again, each survivor written at its block's offset plus its rank in the
+//                         block: the candidate list is ordered by (query, triangle);
+//   evaluate_candidates - clipping and selection proper, per candidate: clips it (Sutherland-Hodgman, in
+//                         registers), runs the exact round-tool test, and stages its record (or "no hit") at
+//                         the candidate's own index and its feedback polygon in a staging area;
+//   scan_outcomes       - one workgroup turns the candidates' (hit, polygon length) into each hit's record
+//                         and first feedback vertex in the batch's output, behind the previous meshes';
+//   scatter_hits        - copies each staged record and polygon to its place.
 //
 // The reject and the evaluation are separate dispatches because the evaluation is large (polygons, closest
 // points, the time-of-impact loop): compiled into the reject loop it costs registers (occupancy) on a GPU, and
@@ -56,6 +63,13 @@ struct Params {
     // This dispatch's slot: its candidate count is counters[2 + dispatch_index].
     dispatch_index: u32,
     candidate_capacity: u32,
+    // Blocks of BLOCK triangles per query.
+    blocks: u32,
+    // Dispatches of the batch: the staging counters follow the candidate counts, then the block offsets.
+    dispatch_count: u32,
+    // Queries of this dispatch.
+    query_count: u32,
+    pad0: u32,
 }
 
 // The select record plus the contact data (`GpuHit`; `crate::Hit` with the query's index in front).
@@ -96,15 +110,27 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 @group(0) @binding(3) var<storage, read> triangles: array<u32>;
 // Four 8-bit outcodes per word, `words_per_query` words per query of the dispatch.
 @group(0) @binding(4) var<storage, read_write> outcodes: array<u32>;
-// [0]: hits appended, [1]: feedback vertices appended, [2 + k]: candidates of dispatch k (all may exceed
-// their capacities: the counting goes on, and the host re-runs the batch with buffers that large).
+// [0]: hits written, [1]: feedback vertices written (both over the batch's meshes so far), [2 + k]: candidates
+// of dispatch k, [2 + D + k]: feedback vertices dispatch k staged, then one count (turned offset) per (query,
+// block) of the current dispatch. All may exceed their capacities: the counting goes on, and the host re-runs
+// the batch with buffers that large.
 @group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> hits: array<Hit>;
 @group(0) @binding(7) var<storage, read_write> feedback: array<f32>;
-// Survivors of the trivial reject: (triangle, query in dispatch << 8 | OR of its vertices' outcodes).
-@group(0) @binding(8) var<storage, read_write> candidates: array<vec2<u32>>;
-// Workgroup counts of each dispatch's evaluation (x, y, z at 3k), written by size_evaluation.
+// Words, three regions sized by candidate_capacity (C) and feedback_capacity: candidate i at 4i (triangle,
+// query in dispatch << 8 | OR of its vertices' outcodes, then its record's and first feedback vertex's index in
+// the output); its staged record (a Hit; query NO_HIT for none) at 4C + 17i; staged polygons from 21C, three
+// words a vertex.
+@group(0) @binding(8) var<storage, read_write> candidates: array<u32>;
+// Workgroup counts of each dispatch's evaluation and scatter (x, y, z at 3k), written by scan_blocks.
 @group(1) @binding(0) var<storage, read_write> evaluation_size: array<u32>;
+
+// Triangles per block of the reject: 64 invocations, 16 consecutive triangles each.
+const BLOCK: u32 = 1024u;
+const PER_INVOCATION: u32 = 16u;
+// A staged record's query when the candidate is not hit.
+const NO_HIT: u32 = 0xffffffffu;
+const HIT_WORDS: u32 = 17u;
 
 fn vertex(i: u32) -> vec3<f32> {
     return vec3<f32>(positions[3u * i], positions[3u * i + 1u], positions[3u * i + 2u]);
@@ -600,7 +626,7 @@ fn contact_normal(c: Closest, face_normal: vec3<f32>, q: Query) -> vec3<f32> {
 }
 
 // select.rs::evaluate: one triangle that survived the trivial reject.
-fn evaluate(q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) {
+fn evaluate(i: u32, q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) {
     let mesh = prepare(a, b, c);
     var poly: Polygon;
     poly.v[0] = a;
@@ -611,12 +637,14 @@ fn evaluate(q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<f32>, c:
     if (q.kind == KIND_CAPSULE) {
         contact = closest(q, mesh);
         if (contact.distance > q.radius) {
+            candidates[staged_records() + HIT_WORDS * i] = NO_HIT;
             return;
         }
         clip(&poly, q, planes);
     } else {
         clip(&poly, q, planes);
         if (poly.len == 0u) {
+            candidates[staged_records() + HIT_WORDS * i] = NO_HIT;
             return;
         }
         contact = closest(q, mesh);
@@ -638,49 +666,189 @@ fn evaluate(q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<f32>, c:
     }
     let normal = contact_normal(contact, mesh.n, q);
 
-    // glRenderMode's record append: reserve room with atomics. Past the capacity the counters keep counting,
-    // so the host knows how much to grow and re-runs the batch: no hit is silently dropped.
-    // A hits-only query reserves no polygon: its records say 0 vertices at 0.
+    // Stage the record at the candidate's index and the polygon (none for a hits-only query) in the staging
+    // area; past its capacity the staging counter keeps counting (the batch's feedback total is at least as
+    // large, so the host grows the buffers and re-runs it).
     var len = poly.len;
     if (q.hits_only != 0u) {
         len = 0u;
     }
-    let h = atomicAdd(&counters[0], 1u);
-    var f = 0u;
+    var first = 0u;
     if (len > 0u) {
-        f = atomicAdd(&counters[1], len);
+        first = atomicAdd(&counters[2u + params.dispatch_count + params.dispatch_index], len);
+        if (first <= params.feedback_capacity && len <= params.feedback_capacity - first) {
+            let base = staged_polygons() + 3u * first;
+            for (var k = 0u; k < len; k++) {
+                candidates[base + 3u * k] = bitcast<u32>(poly.v[k].x);
+                candidates[base + 3u * k + 1u] = bitcast<u32>(poly.v[k].y);
+                candidates[base + 3u * k + 2u] = bitcast<u32>(poly.v[k].z);
+            }
+        }
     }
-    if (h >= params.hit_capacity || f > params.feedback_capacity - len || len > params.feedback_capacity) {
-        return;
-    }
-    for (var k = 0u; k < len; k++) {
-        feedback[3u * (f + k)] = poly.v[k].x;
-        feedback[3u * (f + k) + 1u] = poly.v[k].y;
-        feedback[3u * (f + k) + 2u] = poly.v[k].z;
-    }
-    hits[h] = Hit(
+    stage(i, Hit(
         q.output, triangle, depth_min, depth_max, contact.distance,
         contact.on_mesh.x, contact.on_mesh.y, contact.on_mesh.z,
         contact.on_tool.x, contact.on_tool.y, contact.on_tool.z,
         normal.x, normal.y, normal.z,
-        toi, f, len,
+        toi, first, len,
+    ));
+}
+
+fn staged_records() -> u32 {
+    return 4u * params.candidate_capacity;
+}
+
+fn staged_polygons() -> u32 {
+    return 21u * params.candidate_capacity;
+}
+
+fn stage(i: u32, h: Hit) {
+    let b = staged_records() + HIT_WORDS * i;
+    candidates[b] = h.query;
+    candidates[b + 1u] = h.triangle;
+    candidates[b + 2u] = bitcast<u32>(h.depth_min);
+    candidates[b + 3u] = bitcast<u32>(h.depth_max);
+    candidates[b + 4u] = bitcast<u32>(h.distance);
+    candidates[b + 5u] = bitcast<u32>(h.mesh_x);
+    candidates[b + 6u] = bitcast<u32>(h.mesh_y);
+    candidates[b + 7u] = bitcast<u32>(h.mesh_z);
+    candidates[b + 8u] = bitcast<u32>(h.tool_x);
+    candidates[b + 9u] = bitcast<u32>(h.tool_y);
+    candidates[b + 10u] = bitcast<u32>(h.tool_z);
+    candidates[b + 11u] = bitcast<u32>(h.normal_x);
+    candidates[b + 12u] = bitcast<u32>(h.normal_y);
+    candidates[b + 13u] = bitcast<u32>(h.normal_z);
+    candidates[b + 14u] = bitcast<u32>(h.time_of_impact);
+    candidates[b + 15u] = h.feedback_first;
+    candidates[b + 16u] = h.feedback_count;
+}
+
+fn staged(i: u32) -> Hit {
+    let b = staged_records() + HIT_WORDS * i;
+    return Hit(
+        candidates[b], candidates[b + 1u],
+        bitcast<f32>(candidates[b + 2u]), bitcast<f32>(candidates[b + 3u]), bitcast<f32>(candidates[b + 4u]),
+        bitcast<f32>(candidates[b + 5u]), bitcast<f32>(candidates[b + 6u]), bitcast<f32>(candidates[b + 7u]),
+        bitcast<f32>(candidates[b + 8u]), bitcast<f32>(candidates[b + 9u]), bitcast<f32>(candidates[b + 10u]),
+        bitcast<f32>(candidates[b + 11u]), bitcast<f32>(candidates[b + 12u]), bitcast<f32>(candidates[b + 13u]),
+        bitcast<f32>(candidates[b + 14u]), candidates[b + 15u], candidates[b + 16u],
     );
 }
 
-// Primitive assembly and the trivial reject (all three vertices beyond one plane); survivors are listed.
+// ---- Ordered compaction: workgroup prefix sums ----------------------------------------------------------------
+
+var<workgroup> scan_area: array<u32, 256>;
+
+// Exclusive prefix sum of `value` over the workgroup's first `n` invocations (n a power of two, at most 256;
+// every invocation calls it): x is the sum before this invocation, y the workgroup's total.
+fn workgroup_scan(lid: u32, value: u32, n: u32) -> vec2<u32> {
+    scan_area[lid] = value;
+    workgroupBarrier();
+    for (var d = 1u; d < n; d *= 2u) {
+        var add = 0u;
+        if (lid >= d) {
+            add = scan_area[lid - d];
+        }
+        workgroupBarrier();
+        scan_area[lid] += add;
+        workgroupBarrier();
+    }
+    let inclusive = scan_area[lid];
+    let total = scan_area[n - 1u];
+    workgroupBarrier();
+    return vec2<u32>(inclusive - value, total);
+}
+
+// Where the current dispatch's per-(query, block) counts live in `counters`.
+fn block_slot(query_in_dispatch: u32, block: u32) -> u32 {
+    return 2u + 2u * params.dispatch_count + query_in_dispatch * params.blocks + block;
+}
+
+// The trivial reject (all three vertices beyond one plane): the survivor's OR of outcodes plus 1, or 0.
+fn survives(query_in_dispatch: u32, t: u32) -> u32 {
+    let c0 = code_of(query_in_dispatch, triangles[3u * t]);
+    let c1 = code_of(query_in_dispatch, triangles[3u * t + 1u]);
+    let c2 = code_of(query_in_dispatch, triangles[3u * t + 2u]);
+    if ((c0 & c1 & c2) == 0u) {
+        return (c0 | c1 | c2) + 1u;
+    }
+    return 0u;
+}
+
+// Survivors among this invocation's PER_INVOCATION consecutive triangles of block `b`.
+fn count_in_run(query_in_dispatch: u32, b: u32, lid: u32) -> u32 {
+    let first = b * BLOCK + lid * PER_INVOCATION;
+    let end = min(first + PER_INVOCATION, params.triangle_count);
+    var n = 0u;
+    for (var t = first; t < end; t++) {
+        n += select(0u, 1u, survives(query_in_dispatch, t) != 0u);
+    }
+    return n;
+}
+
+// Primitive assembly and the trivial reject, counting: one workgroup per (block, query).
 @compute @workgroup_size(64)
-fn select_triangles(
-    @builtin(global_invocation_id) id: vec3<u32>,
+fn count_survivors(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    for (var t = id.x; t < params.triangle_count; t += groups.x * 64u) {
-        let c0 = code_of(id.y, triangles[3u * t]);
-        let c1 = code_of(id.y, triangles[3u * t + 1u]);
-        let c2 = code_of(id.y, triangles[3u * t + 2u]);
-        if ((c0 & c1 & c2) == 0u) {
-            let i = atomicAdd(&counters[2u + params.dispatch_index], 1u);
-            if (i < params.candidate_capacity) {
-                candidates[i] = vec2<u32>(t, (id.y << 8u) | c0 | c1 | c2);
+    for (var b = group.x; b < params.blocks; b += groups.x) {
+        let total = workgroup_scan(lid, count_in_run(group.y, b, lid), 64u).y;
+        if (lid == 0u) {
+            atomicStore(&counters[block_slot(group.y, b)], total);
+        }
+    }
+}
+
+// One workgroup: the (query, block) counts in place into first candidates (an exclusive prefix sum, query-major),
+// the total into the dispatch's candidate count, and the evaluation's and scatter's dispatch size.
+@compute @workgroup_size(256)
+fn scan_blocks(@builtin(local_invocation_index) lid: u32) {
+    let n = params.query_count * params.blocks;
+    let per = (n + 255u) / 256u;
+    let first = min(lid * per, n);
+    let end = min(first + per, n);
+    var sum = 0u;
+    for (var k = first; k < end; k++) {
+        sum += atomicLoad(&counters[block_slot(0u, k)]);
+    }
+    let scan = workgroup_scan(lid, sum, 256u);
+    var at = scan.x;
+    for (var k = first; k < end; k++) {
+        let c = atomicLoad(&counters[block_slot(0u, k)]);
+        atomicStore(&counters[block_slot(0u, k)], at);
+        at += c;
+    }
+    if (lid == 0u) {
+        atomicStore(&counters[2u + params.dispatch_index], scan.y);
+        let k = 3u * params.dispatch_index;
+        evaluation_size[k] = min((min(scan.y, params.candidate_capacity) + 63u) / 64u, 65535u);
+        evaluation_size[k + 1u] = 1u;
+        evaluation_size[k + 2u] = 1u;
+    }
+}
+
+// The reject again: each survivor written at its block's first candidate plus its rank in the block.
+@compute @workgroup_size(64)
+fn write_candidates(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    for (var b = group.x; b < params.blocks; b += groups.x) {
+        let rank = workgroup_scan(lid, count_in_run(group.y, b, lid), 64u).x;
+        var i = atomicLoad(&counters[block_slot(group.y, b)]) + rank;
+        let first = b * BLOCK + lid * PER_INVOCATION;
+        let end = min(first + PER_INVOCATION, params.triangle_count);
+        for (var t = first; t < end; t++) {
+            let s = survives(group.y, t);
+            if (s != 0u) {
+                if (i < params.candidate_capacity) {
+                    candidates[4u * i] = t;
+                    candidates[4u * i + 1u] = (group.y << 8u) | (s - 1u);
+                }
+                i++;
             }
         }
     }
@@ -690,16 +858,7 @@ fn candidate_count() -> u32 {
     return min(atomicLoad(&counters[2u + params.dispatch_index]), params.candidate_capacity);
 }
 
-// Sizes evaluate_candidates' indirect dispatch from the candidate count (it loops past 65535 groups).
-@compute @workgroup_size(1)
-fn size_evaluation() {
-    let k = 3u * params.dispatch_index;
-    evaluation_size[k] = min((candidate_count() + 63u) / 64u, 65535u);
-    evaluation_size[k + 1u] = 1u;
-    evaluation_size[k + 2u] = 1u;
-}
-
-// The per-survivor work of the GL pipeline: clipping, the feedback polygon and the select record.
+// The per-candidate work of the GL pipeline: clipping, the feedback polygon and the select record, staged.
 @compute @workgroup_size(64)
 fn evaluate_candidates(
     @builtin(global_invocation_id) id: vec3<u32>,
@@ -707,12 +866,81 @@ fn evaluate_candidates(
 ) {
     let count = candidate_count();
     for (var i = id.x; i < count; i += groups.x * 64u) {
-        let c = candidates[i];
-        let t = c.x;
-        let q = queries[params.first_query + (c.y >> 8u)];
+        let t = candidates[4u * i];
+        let c = candidates[4u * i + 1u];
+        let q = queries[params.first_query + (c >> 8u)];
         let v0 = vertex(triangles[3u * t]);
         let v1 = vertex(triangles[3u * t + 1u]);
         let v2 = vertex(triangles[3u * t + 2u]);
-        evaluate(q, t, c.y & 0xffu, v0, v1, v2);
+        evaluate(i, q, t, c & 0xffu, v0, v1, v2);
+    }
+}
+
+// One workgroup: each hit's record index and first feedback vertex in the batch's output (an exclusive prefix
+// sum over the candidates, in their (query, triangle) order, behind what earlier dispatches wrote), and the
+// new totals.
+@compute @workgroup_size(256)
+fn scan_outcomes(@builtin(local_invocation_index) lid: u32) {
+    let n = candidate_count();
+    let per = (n + 255u) / 256u;
+    let first = min(lid * per, n);
+    let end = min(first + per, n);
+    var hit_sum = 0u;
+    var vertex_sum = 0u;
+    for (var i = first; i < end; i++) {
+        let b = staged_records() + HIT_WORDS * i;
+        if (candidates[b] != NO_HIT) {
+            hit_sum += 1u;
+            vertex_sum += candidates[b + 16u];
+        }
+    }
+    let hit_base = atomicLoad(&counters[0]);
+    let vertex_base = atomicLoad(&counters[1]);
+    let hit_scan = workgroup_scan(lid, hit_sum, 256u);
+    let vertex_scan = workgroup_scan(lid, vertex_sum, 256u);
+    var h = hit_base + hit_scan.x;
+    var f = vertex_base + vertex_scan.x;
+    for (var i = first; i < end; i++) {
+        let b = staged_records() + HIT_WORDS * i;
+        candidates[4u * i + 2u] = h;
+        candidates[4u * i + 3u] = f;
+        if (candidates[b] != NO_HIT) {
+            h += 1u;
+            f += candidates[b + 16u];
+        }
+    }
+    // Every invocation has read the bases above (the scans' barriers) before they move.
+    if (lid == 0u) {
+        atomicStore(&counters[0], hit_base + hit_scan.y);
+        atomicStore(&counters[1], vertex_base + vertex_scan.y);
+    }
+}
+
+// Copies each hit's staged record and polygon to its place in the output (none past the capacities).
+@compute @workgroup_size(64)
+fn scatter_hits(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let count = candidate_count();
+    for (var i = id.x; i < count; i += groups.x * 64u) {
+        var r = staged(i);
+        let h = candidates[4u * i + 2u];
+        let f = candidates[4u * i + 3u];
+        let len = r.feedback_count;
+        if (r.query == NO_HIT || h >= params.hit_capacity || f > params.feedback_capacity
+            || len > params.feedback_capacity - f) {
+            continue;
+        }
+        // The polygon was staged only if it fit; if it did not, the batch overflows and is re-run.
+        let staged_first = r.feedback_first;
+        if (staged_first <= params.feedback_capacity && len <= params.feedback_capacity - staged_first) {
+            let src = staged_polygons() + 3u * staged_first;
+            for (var k = 0u; k < 3u * len; k++) {
+                feedback[3u * f + k] = bitcast<f32>(candidates[src + k]);
+            }
+        }
+        r.feedback_first = f;
+        hits[h] = r;
     }
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The WGSL of both passes.
 const SHADER: &str = include_str!("clip_select.wgsl");
-/// Storage buffers in the sizing pass's pipeline layout (bindings 1 to 8 of group 0, binding 0 of group 1):
+/// Storage buffers in the block scan's pipeline layout (bindings 1 to 8 of group 0, binding 0 of group 1):
 /// one more than WebGPU's portable 8, which every native Vulkan, Metal and DX12 adapter exceeds.
 const STORAGE_BUFFERS: u32 = 9;
 
@@ -18,9 +18,12 @@ pub struct Gpu {
     pub(super) info: wgpu::AdapterInfo,
     pub(super) layout: wgpu::BindGroupLayout,
     pub(super) outcodes: wgpu::ComputePipeline,
-    pub(super) select: wgpu::ComputePipeline,
-    pub(super) size: wgpu::ComputePipeline,
+    pub(super) count: wgpu::ComputePipeline,
+    pub(super) scan_blocks: wgpu::ComputePipeline,
+    pub(super) write: wgpu::ComputePipeline,
     pub(super) evaluate: wgpu::ComputePipeline,
+    pub(super) scan_outcomes: wgpu::ComputePipeline,
+    pub(super) scatter: wgpu::ComputePipeline,
     /// Layout of group 1: the evaluation's indirect dispatch sizes, bound only while they are written.
     pub(super) size_layout: wgpu::BindGroupLayout,
     /// Workgroups the grid-stride passes launch at most: enough to fill a GPU, few enough that a software
@@ -125,9 +128,12 @@ impl Gpu {
             layout,
             size_layout,
             outcodes,
-            select,
-            size,
+            count,
+            scan_blocks,
+            write,
             evaluate,
+            scan_outcomes,
+            scatter,
         } = build_pipelines(&device, &info)?;
         let max_workgroups = if is_hardware(&info) { 4096 } else { 256 };
         let params_stride = u64::from(device.limits().min_uniform_buffer_offset_alignment)
@@ -142,9 +148,12 @@ impl Gpu {
             info,
             layout,
             outcodes,
-            select,
-            size,
+            count,
+            scan_blocks,
+            write,
             evaluate,
+            scan_outcomes,
+            scatter,
             size_layout,
             max_workgroups,
             params_stride,
@@ -283,14 +292,17 @@ fn watch(device: &wgpu::Device) -> (Arc<AtomicBool>, Arc<Mutex<Option<String>>>)
     (lost, failure)
 }
 
-/// The clip-select pass's bind group layouts and its four pipelines.
+/// The clip-select pass's bind group layouts and its pipelines.
 struct Pipelines {
     layout: wgpu::BindGroupLayout,
     size_layout: wgpu::BindGroupLayout,
     outcodes: wgpu::ComputePipeline,
-    select: wgpu::ComputePipeline,
-    size: wgpu::ComputePipeline,
+    count: wgpu::ComputePipeline,
+    scan_blocks: wgpu::ComputePipeline,
+    write: wgpu::ComputePipeline,
     evaluate: wgpu::ComputePipeline,
+    scan_outcomes: wgpu::ComputePipeline,
+    scatter: wgpu::ComputePipeline,
 }
 
 /// Builds the clip-select shaders' layouts and pipelines on `device`; a validation error says they do not
@@ -343,7 +355,7 @@ fn build_pipelines(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Result<Pi
         bind_group_layouts: &[Some(&layout)],
         immediate_size: 0,
     });
-    // Only the sizing pass sees the indirect buffer as storage: the evaluation reads it as its dispatch
+    // Only the block scan sees the indirect buffer as storage: the evaluation reads it as its dispatch
     // size, and one dispatch may not use a buffer both ways.
     let size_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("evaluation size"),
@@ -351,7 +363,7 @@ fn build_pipelines(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Result<Pi
         immediate_size: 0,
     });
     let pipeline = |entry: &str| {
-        let layout = if entry == "size_evaluation" {
+        let layout = if entry == "scan_blocks" {
             &size_pipeline_layout
         } else {
             &pipeline_layout
@@ -366,9 +378,12 @@ fn build_pipelines(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Result<Pi
         })
     };
     let outcodes = pipeline("vertex_outcodes");
-    let select = pipeline("select_triangles");
-    let size = pipeline("size_evaluation");
+    let count = pipeline("count_survivors");
+    let scan_blocks = pipeline("scan_blocks");
+    let write = pipeline("write_candidates");
     let evaluate = pipeline("evaluate_candidates");
+    let scan_outcomes = pipeline("scan_outcomes");
+    let scatter = pipeline("scatter_hits");
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(unavailable(format!(
             "the clip-select shaders do not build on {}: {e}",
@@ -379,8 +394,11 @@ fn build_pipelines(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Result<Pi
         layout,
         size_layout,
         outcodes,
-        select,
-        size,
+        count,
+        scan_blocks,
+        write,
         evaluate,
+        scan_outcomes,
+        scatter,
     })
 }

@@ -56,9 +56,17 @@ pub struct GpuParams {
     pub dispatch_index: u32,
     /// Candidates the candidate buffer holds.
     pub candidate_capacity: u32,
+    /// Blocks of the reject's block size per query.
+    pub blocks: u32,
+    /// Dispatches in the batch (where the staging counters and the block offsets start in the counters).
+    pub dispatch_count: u32,
+    /// Queries of this dispatch.
+    pub query_count: u32,
+    /// Pads to a multiple of 16 bytes.
+    pub pad: u32,
 }
 
-/// One hit as the shader appends it (`Hit` in the shader): the query it answers, then [`crate::Hit`]'s fields
+/// One hit as the shader writes it (`Hit` in the shader): the query it answers, then [`crate::Hit`]'s fields
 /// with the feedback range pointing into the whole batch's feedback buffer.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
@@ -91,8 +99,11 @@ pub struct GpuHit {
 pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<GpuParams>() as u64;
 /// Size of one [`GpuHit`] in bytes.
 pub(crate) const HIT_SIZE: u64 = std::mem::size_of::<GpuHit>() as u64;
-/// Size of one candidate (triangle, query and outcodes) in bytes.
-pub(crate) const CANDIDATE_SIZE: u64 = 8;
+/// Bytes of the candidate buffer per candidate: triangle, query and outcodes, its output indices, and its
+/// staged record (the staged polygons come on top, [`FEEDBACK_VERTEX_SIZE`] a vertex).
+pub(crate) const CANDIDATE_SIZE: u64 = 4 * 4 + HIT_SIZE;
+/// Triangles per block of the reject (`BLOCK` in the shader).
+pub(crate) const BLOCK: u32 = 1024;
 /// Size of one feedback vertex (x, y, z) in bytes.
 pub(crate) const FEEDBACK_VERTEX_SIZE: u64 = 12;
 
@@ -153,9 +164,9 @@ mod tests {
 
     #[test]
     fn sizes_match_the_shader() {
-        // WGSL: 4 vec4 + 5 vec4 + 8 scalars = 176 bytes; Params 8 u32; Hit 17 scalars.
+        // WGSL: 4 vec4 + 5 vec4 + 8 scalars = 176 bytes; Params 12 u32; Hit 17 scalars.
         assert_eq!(std::mem::size_of::<GpuQuery>(), 176);
-        assert_eq!(PARAMS_SIZE, 32);
+        assert_eq!(PARAMS_SIZE, 48);
         assert_eq!(HIT_SIZE, 68);
     }
 }

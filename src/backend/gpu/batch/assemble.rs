@@ -1,4 +1,5 @@
-//! Sorting a batch's hit records into the per-query outputs.
+//! Copying a batch's hit records, which the shader leaves grouped by query and ordered by triangle, into the
+//! per-query outputs.
 
 use crate::backend::gpu::device::lost;
 use crate::backend::gpu::layout::GpuHit;
@@ -8,100 +9,76 @@ use rayon::iter::{ParallelBridge, ParallelIterator};
 
 /// Scratch of [`assemble`], kept between batches.
 #[derive(Default)]
-pub(super) struct Sorting {
-    /// Per query of the batch, where its records start in `by_query`; the last entry is the record count.
-    query_starts: Vec<u32>,
-    /// The write cursor of each query's bucket while `by_query` is filled.
-    query_cursors: Vec<u32>,
-    /// Each query's feedback vertices, so that its output grows once.
-    query_feedback: Vec<u32>,
-    /// The records bucketed by query, each bucket sorted by triangle: `triangle << 32 | record index`.
-    by_query: Vec<u64>,
+pub(super) struct Runs {
+    /// Per query of the batch, its run of records: (first, end); (0, 0) for none.
+    runs: Vec<(u32, u32)>,
 }
 
-/// Sorts a batch's hit records (with their polygons in `feedback`) by query and triangle (GL_SELECT's order
-/// on the CPU) into the outputs.
+/// Copies a batch's records (with their polygons in `feedback`) into the outputs.
 ///
-/// The shader's atomics interleave the queries' records, but one query's records come nearly in triangle
-/// order (the select pass lists a query's candidates in triangle order, and the evaluation appends them
-/// about in that order). So the records are first bucketed by query (a counting sort, one pass in
-/// read-back order), each bucket is finished by the adaptive sort, which takes about linear time on such
-/// input, and emitting a query's hits then reads its records and polygons nearly in read-back order: much
-/// cheaper than one comparison sort of the whole batch by (query, triangle) (docs/tuning.md). With a
-/// `pool`, the queries are sorted and emitted in parallel (each owns its bucket and its output).
+/// The shader writes each query's records as one run, in triangle order, with its polygons back to back in
+/// the same order, so each query's hits and feedback are contiguous ranges. Every record is checked (query in
+/// the batch, one run per query, triangles increasing, polygons back to back inside the read-back) before any
+/// output is touched; then each run is copied, its feedback in one piece. With a `pool`, the queries are
+/// copied in parallel (each owns its run and its output).
 pub(super) fn assemble(
     records: &[GpuHit],
     feedback: &[[f32; 3]],
-    sorting: &mut Sorting,
+    runs: &mut Runs,
     outputs: &mut [QueryOutput],
     pool: Option<&rayon::ThreadPool>,
 ) -> Result<()> {
     let malformed = || lost("the GPU returned a malformed hit record");
     let n = outputs.len();
-    // Every record is checked before any output is touched.
-    sorting.query_starts.clear();
-    sorting.query_starts.resize(n + 1, 0);
-    sorting.query_feedback.clear();
-    sorting.query_feedback.resize(n, 0);
-    for r in records {
-        let end = u64::from(r.feedback_first) + u64::from(r.feedback_count);
-        if r.query as usize >= n || end > feedback.len() as u64 {
+    runs.runs.clear();
+    runs.runs.resize(n, (0, 0));
+    let mut next_vertex = 0u64;
+    let mut current = 0usize;
+    for (k, r) in records.iter().enumerate() {
+        let q = r.query as usize;
+        if q >= n {
             return Err(malformed());
         }
-        sorting.query_starts[r.query as usize + 1] += 1;
-        let vertices = &mut sorting.query_feedback[r.query as usize];
-        *vertices = vertices.saturating_add(r.feedback_count);
-    }
-    // Polygons do not overlap, so no query has more vertices than the batch (and reserving room for them
-    // below cannot ask for more memory than the read-back holds).
-    if sorting
-        .query_feedback
-        .iter()
-        .any(|&v| v as usize > feedback.len())
-    {
-        return Err(malformed());
-    }
-    for q in 0..n {
-        sorting.query_starts[q + 1] += sorting.query_starts[q];
-    }
-    sorting.query_cursors.clear();
-    sorting
-        .query_cursors
-        .extend_from_slice(&sorting.query_starts[..n]);
-    sorting.by_query.clear();
-    sorting.by_query.resize(records.len(), 0);
-    for (k, r) in records.iter().enumerate() {
-        let cursor = &mut sorting.query_cursors[r.query as usize];
-        sorting.by_query[*cursor as usize] = (u64::from(r.triangle) << 32) | k as u64;
-        *cursor += 1;
-    }
-    // Each query's bucket and output belong to it alone, so queries can be emitted in parallel; the buckets
-    // are cut from `by_query` as the queries are handed out.
-    let mut rest = &mut sorting.by_query[..];
-    let starts = &sorting.query_starts;
-    let jobs = outputs
-        .iter_mut()
-        .zip(&sorting.query_feedback)
-        .enumerate()
-        .map(move |(q, (out, &vertices))| {
-            let (bucket, tail) =
-                std::mem::take(&mut rest).split_at_mut((starts[q + 1] - starts[q]) as usize);
-            rest = tail;
-            (out, bucket, vertices)
-        });
-    let emit = |(out, bucket, vertices): (&mut QueryOutput, &mut [u64], u32)| {
-        bucket.sort();
-        out.hits.reserve(bucket.len());
-        out.feedback.reserve(vertices as usize);
-        for &key in bucket.iter() {
-            let r = &records[(key & u64::from(u32::MAX)) as usize];
-            let first = r.feedback_first as usize;
-            let polygon = &feedback[first..first + r.feedback_count as usize];
-            let at = out.feedback.len() as u32;
-            out.feedback.extend_from_slice(polygon);
-            out.hits.push(r.to_hit(at));
+        if k > 0 && records[k - 1].query == r.query {
+            if records[k - 1].triangle >= r.triangle {
+                return Err(malformed());
+            }
+        } else {
+            // A new run: its query's first (a query seen before would have a run already).
+            if runs.runs[q] != (0, 0) {
+                return Err(malformed());
+            }
+            current = q;
+            runs.runs[q].0 = k as u32;
         }
+        runs.runs[current].1 = k as u32 + 1;
+        // Polygons back to back (an empty one may sit anywhere up to the next vertex), inside the read-back.
+        let end = u64::from(r.feedback_first) + u64::from(r.feedback_count);
+        if (r.feedback_count > 0 && u64::from(r.feedback_first) != next_vertex)
+            || end > feedback.len() as u64
+        {
+            return Err(malformed());
+        }
+        next_vertex += u64::from(r.feedback_count);
+    }
+    let emit = |(out, &(first, end)): (&mut QueryOutput, &(u32, u32))| {
+        let run = &records[first as usize..end as usize];
+        let vertices: usize = run.iter().map(|r| r.feedback_count as usize).sum();
+        let mut at = out.feedback.len() as u32;
+        out.hits.reserve(run.len());
+        if let Some(from) = run.iter().find(|r| r.feedback_count > 0) {
+            let from = from.feedback_first as usize;
+            out.feedback
+                .extend_from_slice(&feedback[from..from + vertices]);
+        }
+        // Each polygon starts where the run's previous ones end, as the CPU backend numbers them.
+        out.hits.extend(run.iter().map(|r| {
+            let hit = r.to_hit(at);
+            at += r.feedback_count;
+            hit
+        }));
     };
+    let jobs = outputs.iter_mut().zip(&runs.runs);
     match pool {
         Some(pool) => pool.install(|| jobs.par_bridge().for_each(emit)),
         None => jobs.for_each(emit),
@@ -126,22 +103,19 @@ mod tests {
         }
     }
 
-    /// Records of `queries` queries interleaved as the shader's atomics leave them (each query's nearly in
-    /// triangle order), each with a polygon whose vertices name its query and triangle.
-    fn batch(queries: u32, per_query: u32) -> (Vec<GpuHit>, Vec<[f32; 3]>) {
+    /// Records of `queries` queries as the shader leaves them: grouped by query (in the order `order`), each
+    /// query's in triangle order, each with a polygon whose vertices name its query and triangle (none for the
+    /// hits-only queries in `hits_only`).
+    fn batch(order: &[u32], per_query: u32, hits_only: &[u32]) -> (Vec<GpuHit>, Vec<[f32; 3]>) {
         let (mut records, mut feedback) = (Vec::new(), Vec::new());
-        for i in 0..per_query {
-            for q in 0..queries {
-                // Swap neighbours now and then: nearly, not exactly, in order.
-                let t = if i % 7 == 3 {
-                    i + 1
-                } else if i % 7 == 4 {
-                    i - 1
+        for &q in order {
+            for i in 0..per_query {
+                let triangle = 3 * i + q;
+                let count = if hits_only.contains(&q) {
+                    0
                 } else {
-                    i
+                    3 + (triangle % 4)
                 };
-                let triangle = 3 * t + q;
-                let count = 3 + (triangle % 4);
                 records.push(record(q, triangle, feedback.len() as u32, count));
                 for v in 0..count {
                     feedback.push([q as f32, triangle as f32, v as f32]);
@@ -156,16 +130,21 @@ mod tests {
     }
 
     /// What every query's output must hold: its hits in triangle order, each polygon its own.
-    fn check(outputs: &[QueryOutput], per_query: u32) {
+    fn check(outputs: &[QueryOutput], per_query: u32, hits_only: &[u32]) {
         for (q, out) in outputs.iter().enumerate() {
             assert_eq!(out.hits.len(), per_query as usize);
             assert!(out.hits.windows(2).all(|w| w[0].triangle < w[1].triangle));
             let mut next = 0;
             for h in &out.hits {
+                assert_eq!(h.triangle % 3, q as u32, "the record is its query's");
                 assert_eq!(
                     h.distance, h.triangle as f32,
                     "the record's fields follow it"
                 );
+                if hits_only.contains(&(q as u32)) {
+                    assert_eq!((h.feedback_first, h.feedback_count), (0, 0));
+                    continue;
+                }
                 assert_eq!(h.feedback_first, next, "polygons follow the hits' order");
                 let polygon = &out.feedback[next as usize..][..h.feedback_count as usize];
                 for (v, p) in polygon.iter().enumerate() {
@@ -178,54 +157,61 @@ mod tests {
     }
 
     #[test]
-    fn records_are_sorted_into_their_queries_alone_and_on_threads() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap();
-        for (queries, per_query) in [(1, 500), (5, 300), (64, 40)] {
-            let (records, feedback) = batch(queries, per_query);
+    fn runs_are_copied_into_their_queries() {
+        for (order, per_query, hits_only) in [
+            (vec![0], 500, vec![]),
+            (vec![2, 0, 1], 300, vec![1]),
+            (vec![1, 0], 40, vec![0, 1]),
+        ] {
+            let (records, feedback) = batch(&order, per_query, &hits_only);
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap();
             for pool in [None, Some(&pool)] {
-                let mut outs = outputs(queries as usize);
-                let mut sorting = Sorting::default();
-                assemble(&records, &feedback, &mut sorting, &mut outs, pool).unwrap();
-                check(&outs, per_query);
+                let mut outs = outputs(order.len());
+                let mut runs = Runs::default();
+                assemble(&records, &feedback, &mut runs, &mut outs, pool).unwrap();
+                check(&outs, per_query, &hits_only);
                 // Again with the scratch and outputs of the last batch, as a results object reuses them.
                 for o in &mut outs {
                     o.clear();
                 }
-                assemble(&records, &feedback, &mut sorting, &mut outs, pool).unwrap();
-                check(&outs, per_query);
+                assemble(&records, &feedback, &mut runs, &mut outs, pool).unwrap();
+                check(&outs, per_query, &hits_only);
             }
         }
     }
 
     #[test]
     fn malformed_records_are_refused_before_any_output_is_written() {
-        let (records, feedback) = batch(3, 20);
-        let cases = [
-            // A query index past the batch.
-            (30, record(3, 0, 0, 3)),
-            // A polygon past the read-back.
-            (31, record(1, 9999, feedback.len() as u32 - 2, 3)),
-            // Polygons that overlap until one query claims more vertices than the batch has.
-            (32, record(2, 9998, 0, feedback.len() as u32)),
-        ];
-        for (at, bad) in cases {
-            let mut records = records.clone();
-            records.insert(at, bad);
-            if at == 32 {
-                records.push(record(2, 9997, 0, feedback.len() as u32));
-            }
+        let (records, feedback) = batch(&[0, 1, 2], 20, &[]);
+        let vertices = feedback.len() as u32;
+        let mut cases: Vec<Vec<GpuHit>> = Vec::new();
+        // A query index past the batch.
+        let mut r = records.clone();
+        r[30].query = 3;
+        cases.push(r);
+        // A polygon past the read-back.
+        let mut r = records.clone();
+        r.last_mut().unwrap().feedback_count += 1;
+        cases.push(r);
+        // A query in two runs.
+        let mut r = records.clone();
+        r.push(record(0, 9999, vertices, 0));
+        cases.push(r);
+        // Triangles out of order within a run.
+        let mut r = records.clone();
+        r.swap(25, 26);
+        cases.push(r);
+        // Polygons that overlap.
+        let mut r = records.clone();
+        r[31].feedback_first -= 1;
+        cases.push(r);
+        for records in cases {
             let mut outs = outputs(3);
-            let e = assemble(
-                &records,
-                &feedback,
-                &mut Sorting::default(),
-                &mut outs,
-                None,
-            )
-            .expect_err("a malformed record");
+            let e = assemble(&records, &feedback, &mut Runs::default(), &mut outs, None)
+                .expect_err("a malformed record");
             assert_eq!(e.kind, ErrorKind::DeviceLost);
             assert!(e.message.contains("malformed"), "{}", e.message);
             assert!(

@@ -1,12 +1,15 @@
 //! Encoding and submitting a batch: lock its meshes, plan one dispatch pair per run of queries on a mesh,
 //! size the buffers, bind them and record the passes and the read-back copies.
 
-use super::{BindKey, Dispatch, GpuScratch, InFlight, WORKGROUP, counters_size, map_for_reading};
+use super::{
+    BindKey, Dispatch, GpuScratch, InFlight, WORKGROUP, counter_buffer_size, counters_size,
+    map_for_reading,
+};
 use crate::backend::PreparedQuery;
 use crate::backend::gpu::GpuBackend;
 use crate::backend::gpu::device::Gpu;
 use crate::backend::gpu::layout::{
-    CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuParams, GpuQuery, HIT_SIZE, PARAMS_SIZE,
+    BLOCK, CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuParams, GpuQuery, HIT_SIZE, PARAMS_SIZE,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::mesh::Mesh;
@@ -149,6 +152,7 @@ impl GpuScratch {
                         query_count: n as u32,
                         words_per_query: words,
                         triangle_count: device_mesh.triangle_count,
+                        blocks: device_mesh.triangle_count.div_ceil(BLOCK),
                     });
                     mesh_buffers.push((
                         device_mesh.positions.clone(),
@@ -180,6 +184,10 @@ impl GpuScratch {
                 feedback_capacity: self.feedback_capacity,
                 dispatch_index: k as u32,
                 candidate_capacity: self.candidate_capacity,
+                blocks: d.blocks,
+                dispatch_count: self.dispatches.len() as u32,
+                query_count: d.query_count,
+                pad: 0,
             };
             let at = k * stride as usize;
             self.host_params[at..at + size_of::<GpuParams>()]
@@ -200,10 +208,21 @@ impl GpuScratch {
         replaced |= self.params.ensure(gpu, self.host_params.len() as u64)?;
         replaced |= self.outcodes.ensure(gpu, outcode_words * 4)?;
         let counters_size = counters_size(self.dispatches.len());
-        replaced |= self.counters.ensure(gpu, counters_size)?;
+        let most_blocks = self
+            .dispatches
+            .iter()
+            .map(|d| u64::from(d.blocks) * u64::from(d.query_count))
+            .max()
+            .unwrap_or(0);
         replaced |= self
-            .candidates
-            .ensure(gpu, u64::from(self.candidate_capacity) * CANDIDATE_SIZE)?;
+            .counters
+            .ensure(gpu, counter_buffer_size(self.dispatches.len(), most_blocks))?;
+        // The candidates, their staged records, then the staged polygons.
+        replaced |= self.candidates.ensure(
+            gpu,
+            u64::from(self.candidate_capacity) * CANDIDATE_SIZE
+                + u64::from(self.feedback_capacity) * FEEDBACK_VERTEX_SIZE,
+        )?;
         if self
             .evaluation_size
             .ensure(gpu, self.dispatches.len() as u64 * 12)?
@@ -298,7 +317,7 @@ impl GpuScratch {
         self.fresh_bind_groups.clear();
     }
 
-    /// Uploads the queries and parameters, records every dispatch's four passes and the read-back copies, and
+    /// Uploads the queries and parameters, records every dispatch's passes and the read-back copies, and
     /// submits them.
     fn encode(&mut self, gpu: &Gpu, read: &ReadBack) -> wgpu::SubmissionIndex {
         let stride = gpu.params_stride;
@@ -331,17 +350,21 @@ impl GpuScratch {
                     d.query_count,
                     1,
                 );
-                pass.set_pipeline(&gpu.select);
-                pass.dispatch_workgroups(
-                    d.triangle_count.div_ceil(WORKGROUP).min(most),
-                    d.query_count,
-                    1,
-                );
-                pass.set_pipeline(&gpu.size);
+                let blocks = d.blocks.min(most);
+                pass.set_pipeline(&gpu.count);
+                pass.dispatch_workgroups(blocks, d.query_count, 1);
+                pass.set_pipeline(&gpu.scan_blocks);
                 pass.set_bind_group(1, size_group, &[]);
                 pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&gpu.write);
+                pass.dispatch_workgroups(blocks, d.query_count, 1);
+                let size_at = k as u64 * 12;
                 pass.set_pipeline(&gpu.evaluate);
-                pass.dispatch_workgroups_indirect(self.evaluation_size.get(), k as u64 * 12);
+                pass.dispatch_workgroups_indirect(self.evaluation_size.get(), size_at);
+                pass.set_pipeline(&gpu.scan_outcomes);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&gpu.scatter);
+                pass.dispatch_workgroups_indirect(self.evaluation_size.get(), size_at);
             }
         }
         let readback = self.readback.get();

@@ -80,9 +80,10 @@ impl GpuScratch {
             }
             readback.unmap();
             // Overflow: grow to what the pass counted (it kept counting past the end) and run it again.
+            // The candidate buffer also stages the polygons: each gets half of one binding.
             let most_hits = (gpu.max_binding / HIT_SIZE) as u32;
-            let most_feedback = (gpu.max_binding / FEEDBACK_VERTEX_SIZE) as u32;
-            let most_candidates = (gpu.max_binding / CANDIDATE_SIZE) as u32;
+            let most_feedback = (gpu.max_binding / 2 / FEEDBACK_VERTEX_SIZE) as u32;
+            let most_candidates = (gpu.max_binding / 2 / CANDIDATE_SIZE) as u32;
             if hits > most_hits || feedback > most_feedback || candidates > most_candidates {
                 return Err(Error::new(
                     ErrorKind::OutOfMemory,
@@ -112,7 +113,7 @@ impl GpuScratch {
         // batch takes one round trip, and a few kilobytes more over the bus cost less than a second trip.
         self.expected_hits = hits.saturating_mul(2).max(256);
         self.expected_feedback = feedback.saturating_mul(2).max(2048);
-        // Many hits spread over several queries are sorted into them on the context's threads.
+        // Many hits spread over several queries are copied into them on the context's threads.
         let pool = if hits >= PARALLEL_HITS && outputs.len() > 1 {
             backend.pool()
         } else {
@@ -121,7 +122,7 @@ impl GpuScratch {
         self.collect(&f, hits, feedback, outputs, pool)
     }
 
-    /// Sorts the batch's `hits` records and `feedback` vertices into `outputs`: straight from the mapped
+    /// Copies the batch's `hits` records and `feedback` vertices into `outputs`: straight from the mapped
     /// read-back when it holds them all (the usual case: no copy of the ~140 bytes a hit), else from host
     /// copies, fetching the rest in a second trip.
     fn collect(
@@ -144,7 +145,7 @@ impl GpuScratch {
                 bytemuck::try_cast_slice::<u8, GpuHit>(h),
                 bytemuck::try_cast_slice::<u8, [f32; 3]>(v),
             ) {
-                let assembled = assemble(records, vertices, &mut self.sorting, outputs, pool);
+                let assembled = assemble(records, vertices, &mut self.runs, outputs, pool);
                 drop(view);
                 readback.unmap();
                 return assembled;
@@ -154,7 +155,7 @@ impl GpuScratch {
         assemble(
             &self.records,
             &self.host_feedback,
-            &mut self.sorting,
+            &mut self.runs,
             outputs,
             pool,
         )
