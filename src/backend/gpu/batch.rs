@@ -23,7 +23,7 @@ const INITIAL_FEEDBACK: u32 = 1 << 13;
 const INITIAL_CANDIDATES: u32 = 1 << 14;
 /// Hits from which a batch of several queries is copied into them on several threads: below, starting the
 /// threads' work costs more than it saves.
-const PARALLEL_HITS: u32 = 1 << 15;
+const PARALLEL_HITS: u32 = 1 << 13;
 /// Bytes of the counters the host reads (hits, feedback vertices, then one candidate count per dispatch),
 /// which also start the read-back buffer.
 fn counters_size(dispatches: usize) -> u64 {

@@ -333,7 +333,13 @@ impl GpuScratch {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("clip_select batch"),
             });
-        encoder.clear_buffer(self.counters.get(), 0, None);
+        // The totals, candidate and staging counts start at 0; the (query, block) counts behind them are all
+        // written by each dispatch's count pass before they are read.
+        encoder.clear_buffer(
+            self.counters.get(),
+            0,
+            Some(counter_buffer_size(self.dispatches.len(), 0)),
+        );
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("clip_select"),
