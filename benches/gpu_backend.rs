@@ -10,10 +10,12 @@
 //!   or all dynamic (separate rows; the static batch of 1 is row a);
 //! - (d) `submit` alone (what the simulator's thread pays before it can overlap other work) and the whole
 //!   `submit` + `wait` round trip, for 1 and 64 static tools on the resident mesh;
+//! - (e) one `query` call answering 1 or 64 static tools asking for hits only (`Query::hits_only`);
 //!
 //! with the GPU/CPU ratio of the medians, an AUTO context's median next to them with AUTO/min(CPU, GPU) (AUTO
-//! picks a backend per batch; without a hardware GPU it is the CPU), and, on the 1.12M mesh, the targets of issue 3 (one tool ≤ 100 µs,
-//! 64 tools batched ≤ 200 µs, full re-upload + query ≤ 1 ms), judged only on a hardware GPU.
+//! picks a backend per batch; without a hardware GPU it is the CPU), and, on the 1.12M mesh, the targets of
+//! issue 3 (one tool ≤ 100 µs, 64 tools batched ≤ 200 µs, full re-upload + query ≤ 1 ms) and issue 26 (hits
+//! only: one tool ≤ 150 µs, 64 tools ≤ 2 ms), judged only on a hardware GPU.
 //!
 //! The bench times and counts hits; `tests/gpu_bench_agreement.rs` checks that the GPU's hit sets are the CPU's
 //! on this scene.
@@ -188,6 +190,8 @@ enum Measurement {
     SubmitAlone(usize),
     /// (d) `submit` + `wait`, `n` static tools.
     RoundTrip(usize),
+    /// (e) a batch of `n` static tools asking for hits only.
+    HitsOnly(usize),
 }
 
 impl Measurement {
@@ -203,6 +207,7 @@ impl Measurement {
         for n in [1, 64] {
             all.extend([Self::SubmitAlone(n), Self::RoundTrip(n)]);
         }
+        all.extend([Self::HitsOnly(1), Self::HitsOnly(64)]);
         all
     }
 
@@ -225,6 +230,7 @@ impl Measurement {
             ),
             Self::SubmitAlone(n) => format!("(d) submit() alone, {} static", tools(n)),
             Self::RoundTrip(n) => format!("(d) submit() + wait() round trip, {} static", tools(n)),
+            Self::HitsOnly(n) => format!("(e) batch of {}, static, hits only", tools(n)),
         }
     }
 
@@ -234,6 +240,9 @@ impl Measurement {
             Self::Resident => Some(100e-6),
             Self::Batch(64, _) => Some(200e-6),
             Self::UpdateQuery => Some(1e-3),
+            // Issue 26's.
+            Self::HitsOnly(1) => Some(150e-6),
+            Self::HitsOnly(64) => Some(2e-3),
             _ => None,
         }
     }
@@ -303,9 +312,10 @@ fn bench_backend(
 
     // (c) batches on the resident mesh, then (d) submit and wait.
     for m in Measurement::all() {
-        let (n, dynamic, split) = match m {
-            Measurement::Batch(n, dynamic) => (n, dynamic, false),
-            Measurement::SubmitAlone(n) => (n, false, true),
+        let (n, dynamic, split, hits_only) = match m {
+            Measurement::Batch(n, dynamic) => (n, dynamic, false, false),
+            Measurement::SubmitAlone(n) => (n, false, true, false),
+            Measurement::HitsOnly(n) => (n, false, false, true),
             _ => continue,
         };
         let predicted = per_query * n as f64;
@@ -318,6 +328,9 @@ fn bench_backend(
         }
         let (stat, submit) = measure(budget, n, |i| {
             batch(mesh, poses, n, i, dynamic, &mut queries);
+            for q in &mut queries {
+                q.hits_only = hits_only;
+            }
             let t0 = Instant::now();
             let t1 = if split {
                 ctx.submit(&queries, &mut results).expect("submit");

@@ -68,6 +68,7 @@ fn queries(mesh: MeshId, tools: &[Tool]) -> Vec<Query> {
             tool,
             new_tip: None,
             volume: VolumeKind::Capsule,
+            hits_only: false,
         })
         .collect()
 }

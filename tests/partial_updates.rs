@@ -47,6 +47,7 @@ fn queries(mesh: MeshId) -> Vec<Query> {
                 } else {
                     VolumeKind::Frustum
                 },
+                hits_only: false,
             }
         })
         .collect()

@@ -387,11 +387,13 @@ pub fn calibrate(cpu: &CpuBackend, gpu: &GpuBackend) -> Result<CostModel> {
                     tool,
                     new_tip: None,
                     volume: VolumeKind::Capsule,
+                    hits_only: false,
                 };
                 let prepared = [PreparedQuery {
                     mesh: id,
                     slot: table.resolve(id)?,
                     volume: query.tool_volume()?,
+                    hits_only: false,
                 }];
                 let mut run = || -> Result<f64> {
                     outputs[0].clear();
