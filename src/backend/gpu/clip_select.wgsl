@@ -786,6 +786,9 @@ fn count_in_run(query_in_dispatch: u32, b: u32, lid: u32) -> u32 {
     return n;
 }
 
+// A block's survivors while count_survivors sums them (a total needs no prefix sum's barriers).
+var<workgroup> block_total: atomic<u32>;
+
 // Primitive assembly and the trivial reject, counting: one workgroup per (block, query).
 @compute @workgroup_size(64)
 fn count_survivors(
@@ -794,10 +797,19 @@ fn count_survivors(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     for (var b = group.x; b < params.blocks; b += groups.x) {
-        let total = workgroup_scan(lid, count_in_run(group.y, b, lid), 64u).y;
         if (lid == 0u) {
-            atomicStore(&counters[block_slot(group.y, b)], total);
+            atomicStore(&block_total, 0u);
         }
+        workgroupBarrier();
+        let n = count_in_run(group.y, b, lid);
+        if (n > 0u) {
+            atomicAdd(&block_total, n);
+        }
+        workgroupBarrier();
+        if (lid == 0u) {
+            atomicStore(&counters[block_slot(group.y, b)], atomicLoad(&block_total));
+        }
+        workgroupBarrier();
     }
 }
 
