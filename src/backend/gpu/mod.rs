@@ -3,10 +3,10 @@
 //! A mesh is uploaded by the first batch that asks about it and lives on the device from then on
 //! (`mesh_buffers`); a position update of a resident mesh uploads only the vertices it moved, one of a mesh not
 //! yet resident does nothing here. A batch — any number of tools on any number of meshes — is one submission:
-//! per mesh, an outcode dispatch and a per-(triangle, query) select dispatch that append hit records and
-//! feedback polygons with atomics. The records are read back, sorted by query and triangle, and handed out
-//! through the same [`crate::Results`] as the CPU backend's. Answers equal the CPU backend's up to the device's
-//! rounding.
+//! per mesh, an outcode dispatch, the trivial reject by blocks, the evaluation of the survivors and prefix-sum
+//! compaction, so the hit records and feedback polygons leave the device grouped by query and ordered by
+//! triangle. The records are read back, copied query by query, and handed out through the same
+//! [`crate::Results`] as the CPU backend's. Answers equal the CPU backend's up to the device's rounding.
 
 mod batch;
 mod device;
@@ -31,7 +31,7 @@ pub struct GpuBackend {
     gpu: Arc<Gpu>,
     /// The resident meshes' device copies. Lock order: a mesh's lock (held by the caller), then this.
     meshes: Mutex<Vec<Option<GpuMesh>>>,
-    /// Threads that may sort a large batch's answers into its queries' results (the context's `cpu_threads`,
+    /// Threads that may copy a large batch's answers into its queries' results (the context's `cpu_threads`,
     /// 0 = one per core), and their pool, started by the first batch large enough to use it: a simulator
     /// that only ever asks a few tools never starts a thread.
     threads: usize,
