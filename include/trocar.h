@@ -197,7 +197,7 @@ typedef struct TrocarContextDef {
    */
   TrocarBackend backend;
   /**
-   * Threads the CPU backend may use, and the GPU backend to sort a large batch's answers into its queries'
+   * Threads the CPU backend may use, and the GPU backend to copy a large batch's answers into its queries'
    * results; 0 = one per available core.
    */
   uint32_t cpu_threads;

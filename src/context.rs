@@ -24,7 +24,7 @@ pub use crate::backend::BackendKind;
 pub struct ContextDef {
     /// Which backend to run on.
     pub backend: BackendKind,
-    /// Threads the CPU backend may use, and the GPU backend to sort a large batch's answers into its queries'
+    /// Threads the CPU backend may use, and the GPU backend to copy a large batch's answers into its queries'
     /// results; 0 = one per available core.
     pub cpu_threads: u32,
     /// Lets [`BackendKind::Gpu`] use a software adapter (Mesa's lavapipe, say) when no hardware GPU exists.

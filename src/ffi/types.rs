@@ -42,7 +42,7 @@ const TRACKER_DEF_COOKIE: u32 = 0x7C0C_A202;
 pub struct TrocarContextDef {
     /// Backend to run on (`TROCAR_BACKEND_AUTO` by default).
     pub backend: TrocarBackend,
-    /// Threads the CPU backend may use, and the GPU backend to sort a large batch's answers into its queries'
+    /// Threads the CPU backend may use, and the GPU backend to copy a large batch's answers into its queries'
     /// results; 0 = one per available core.
     pub cpu_threads: u32,
     /// Nonzero: `TROCAR_BACKEND_GPU` may use a software adapter (Mesa's lavapipe) when no hardware GPU exists;
