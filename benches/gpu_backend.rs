@@ -93,6 +93,8 @@ struct Sample {
     time: f64,
     part: Option<f64>,
     hits: usize,
+    /// Whether the GPU ran the iteration's batch (an AUTO context chooses per batch).
+    gpu: bool,
 }
 
 /// Median and p90 of a measurement.
@@ -103,10 +105,12 @@ struct Stat {
     iters: usize,
     /// Mean hits per query.
     hits: f64,
+    /// Share of the iterations the GPU ran.
+    gpu_share: f64,
 }
 
 impl Stat {
-    fn of(mut samples: Vec<f64>, hits: f64) -> Self {
+    fn of(mut samples: Vec<f64>, hits: f64, gpu_runs: usize) -> Self {
         let iters = samples.len();
         let (median, p90) = median_p90(&mut samples);
         Self {
@@ -114,6 +118,7 @@ impl Stat {
             p90,
             iters,
             hits,
+            gpu_share: gpu_runs as f64 / iters.max(1) as f64,
         }
     }
 }
@@ -130,7 +135,7 @@ fn measure(
     for i in 0..budget.warmup {
         step(i);
     }
-    let (mut times, mut parts, mut hits) = (Vec::new(), Vec::new(), 0usize);
+    let (mut times, mut parts, mut hits, mut gpu_runs) = (Vec::new(), Vec::new(), 0usize, 0usize);
     let start = Instant::now();
     let mut i = 0;
     loop {
@@ -146,11 +151,12 @@ fn measure(
         times.push(s.time);
         parts.extend(s.part);
         hits += s.hits;
+        gpu_runs += usize::from(s.gpu);
         i += 1;
     }
     let mean_hits = hits as f64 / (times.len() * queries) as f64;
-    let parts = (!parts.is_empty()).then(|| Stat::of(parts, mean_hits));
-    (Stat::of(times, mean_hits), parts)
+    let parts = (!parts.is_empty()).then(|| Stat::of(parts, mean_hits, gpu_runs));
+    (Stat::of(times, mean_hits, gpu_runs), parts)
 }
 
 fn query_of(mesh: MeshId, pose: &Pose, dynamic: bool) -> Query {
@@ -286,6 +292,7 @@ fn bench_backend(
             time: seconds(t0, t1),
             part: None,
             hits: total_hits(&results),
+            gpu: results.backend() == Some(BackendKind::Gpu),
         }
     });
     out.push((Measurement::Resident, seen(&mut per_query, stat, 1)));
@@ -301,6 +308,7 @@ fn bench_backend(
             time: seconds(t0, t2),
             part: Some(seconds(t0, t1)),
             hits: total_hits(&results),
+            gpu: results.backend() == Some(BackendKind::Gpu),
         }
     });
     out.push((Measurement::UpdateQuery, Outcome::Ran(stat)));
@@ -346,6 +354,7 @@ fn bench_backend(
                 time: seconds(t0, t2),
                 part: t1.map(|t1| seconds(t0, t1)),
                 hits: total_hits(&results),
+                gpu: results.backend() == Some(BackendKind::Gpu),
             }
         });
         if split {
@@ -371,6 +380,7 @@ fn memcpy_floor(wave: &Wave, vertices: usize, budget: Budget) -> Stat {
             time: seconds(t0, Instant::now()),
             part: None,
             hits: 0,
+            gpu: false,
         }
     });
     stat
@@ -386,15 +396,17 @@ struct MeshRows {
 
 /// The AUTO columns of one row: its median and its ratio to the faster of the CPU's and the GPU's medians.
 fn auto_cells(rows: &MeshRows, m: Measurement) -> [String; 2] {
-    let median = |list: &[(Measurement, Outcome)]| {
+    let stat = |list: &[(Measurement, Outcome)]| {
         list.iter().find_map(|&(k, o)| match o {
-            Outcome::Ran(s) if k == m => Some(s.median),
+            Outcome::Ran(s) if k == m => Some(s),
             _ => None,
         })
     };
-    let Some(auto) = median(&rows.auto) else {
+    let median = |list: &[(Measurement, Outcome)]| stat(list).map(|s| s.median);
+    let Some(auto) = stat(&rows.auto) else {
         return ["–".into(), "–".into()];
     };
+    let (share, auto) = (auto.gpu_share, auto.median);
     let best = [median(&rows.cpu), median(&rows.gpu)]
         .into_iter()
         .flatten()
@@ -404,7 +416,10 @@ fn auto_cells(rows: &MeshRows, m: Measurement) -> [String; 2] {
         Measurement::SubmitAlone(_) => "–".into(),
         _ => format!("{:.2}", auto / best),
     };
-    [format_time(auto), ratio]
+    [
+        format!("{} ({:.0} % GPU)", format_time(auto), 100.0 * share),
+        ratio,
+    ]
 }
 
 /// The median, p90 and iteration cells of one backend's outcome.
@@ -590,6 +605,18 @@ fn main() {
         auto.device_name(),
         format_time(auto_open.as_secs_f64())
     );
+    if let Some(m) = trocar::internals::auto_cost_model(&auto) {
+        report!(
+            report,
+            "- AUTO's calibration: CPU {} + {:.3} ns per triangle, GPU {} + {:.3} ns per triangle, upload {:.2} ns \
+             per triangle (refined from measured batches; the AUTO column gives each row's share on the GPU)",
+            format_time(m.cpu.fixed_ns * 1e-9),
+            m.cpu.per_triangle_ns,
+            format_time(m.gpu.fixed_ns * 1e-9),
+            m.gpu.per_triangle_ns,
+            m.gpu_upload_per_triangle_ns
+        );
+    }
     report!(
         report,
         "- tool radius {RADIUS} cm, entry {ENTRY_DISTANCE} cm outside the surface, tip {DEPTH} cm inside, dynamic \

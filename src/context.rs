@@ -153,6 +153,11 @@ impl Context {
         self.backend().gpu().map(GpuBackend::resident_count)
     }
 
+    /// The cost model an AUTO context with both backends started from (for the bench).
+    pub(crate) fn cost_model(&self) -> Option<crate::backend::choice::CostModel> {
+        self.backend().cost_model()
+    }
+
     /// Whether mesh `id` has a copy on the GPU device (for tests).
     pub(crate) fn is_resident(&self, id: MeshId) -> bool {
         self.backend().gpu().is_some_and(|g| g.is_resident(id))

@@ -57,3 +57,8 @@ pub fn resident_meshes(ctx: &crate::Context) -> Option<usize> {
 pub fn is_resident(ctx: &crate::Context, id: crate::MeshId) -> bool {
     ctx.is_resident(id)
 }
+
+/// The cost model an AUTO context holding both backends measured when it was created; `None` otherwise.
+pub fn auto_cost_model(ctx: &crate::Context) -> Option<CostModel> {
+    ctx.cost_model()
+}

@@ -3,20 +3,20 @@
 //! The estimate of a batch on a backend is `fixed + per_triangle × work` nanoseconds, where `work` sums the
 //! triangles of each query's mesh, plus on the GPU `upload_per_triangle × triangles` of the batch's meshes not
 //! yet resident on the device. The [`CostModel`] is measured when the context is created ([`calibrate`]: a few
-//! runs on two small synthetic meshes per backend) and refined from the batches' own times ([`Chooser`]).
+//! runs on two synthetic meshes per backend) and refined from the batches' own times ([`Chooser`]).
 
 use super::{
     Backend, BackendKind, BackendScratch, CpuBackend, GpuBackend, MeshChange, PreparedQuery,
     Submission,
 };
 use crate::error::{ErrorKind, Result};
-use crate::geometry::{Tool, VolumeKind};
+use crate::geometry::{SweptShape, Tool, VolumeKind};
 use crate::mesh::Mesh;
 use crate::mesh_id::MeshId;
 use crate::mesh_store::{MeshStore, MeshTable};
 use crate::query::{Query, QueryOutput};
 use glam::Vec3;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// One backend's estimated time for a batch: `fixed_ns + per_triangle_ns × work`.
@@ -52,22 +52,41 @@ pub struct Work {
     pub triangles: f64,
     /// Triangles of the batch's meshes not resident on the device (counted once per mesh).
     pub upload_triangles: f64,
+    /// Queries in the batch.
+    pub queries: f64,
+    /// Whether a query of the batch is dynamic (a swept volume costs several times a static one).
+    pub dynamic: bool,
 }
 
-/// Correction buckets: batches are grouped by `work` in powers of 4, so that a model off in its fixed cost for
-/// small batches and in its slope for large ones is corrected in both.
-const BUCKETS: usize = 16;
-/// Weight of one measurement in a bucket's correction.
+/// Correction classes: batches are grouped by `triangles` and by `queries` in powers of 4, and by whether they
+/// sweep, so that a model off in its fixed cost for small batches, in its slope for large ones, in its
+/// per-query cost or for dynamic queries is corrected in each.
+const WORK_BUCKETS: usize = 16;
+const QUERY_BUCKETS: usize = 6;
+const CLASSES: usize = 2 * QUERY_BUCKETS * WORK_BUCKETS;
+/// Weight of one measurement in a class's correction once it has [`SETTLED`] of them; before, a running mean
+/// (the first measurement replaces the calibration's extrapolation outright).
 const ALPHA: f64 = 0.125;
+const SETTLED: u32 = 8;
 /// Exploration: the backend estimated slower by a factor `r` is run once after `EXPLORE_EVERY × (r - 1)` batches
-/// of its bucket went to the other one, so exploring costs on average at most 1/EXPLORE_EVERY of a batch's time.
+/// of its class went to the other one, so exploring costs on average at most 1/EXPLORE_EVERY of a batch's time.
 const EXPLORE_EVERY: f64 = 128.0;
 /// Never explore a backend estimated this many times slower (it would take 128k batches anyway).
 const MAX_EXPLORED_RATIO: f64 = 1000.0;
+/// A backend never measured in a class and estimated at most this many times slower is measured there once,
+/// at the class's [`FIRST_LOOK`]-th batch: the calibration extrapolates from two meshes, and one
+/// measurement is worth more than the extrapolation.
+const FIRST_LOOK_RATIO: f64 = 20.0;
+const FIRST_LOOK: u32 = 2;
 
-fn bucket(work: f64) -> usize {
-    let log4 = (work.max(1.0).log2() / 2.0) as usize;
-    log4.min(BUCKETS - 1)
+fn log4(x: f64) -> usize {
+    (x.max(1.0).log2() / 2.0) as usize
+}
+
+fn class(work: &Work) -> usize {
+    let w = log4(work.triangles).min(WORK_BUCKETS - 1);
+    let q = log4(work.queries).min(QUERY_BUCKETS - 1);
+    (usize::from(work.dynamic) * QUERY_BUCKETS + q) * WORK_BUCKETS + w
 }
 
 fn index(kind: BackendKind) -> usize {
@@ -108,16 +127,20 @@ pub struct Choice {
 
 /// Picks a backend per batch; thread-safe and lock-free.
 ///
-/// - **Estimate**: the [`CostModel`]'s time times a correction per backend and work bucket.
-/// - **Refinement**: a measured batch moves its bucket's correction an eighth of the way towards
-///   measured / model time (batches that uploaded a mesh are not measured: the upload is a one-off).
+/// - **Estimate**: the [`CostModel`]'s time times a correction per backend and class (triangles, queries,
+///   static or dynamic).
+/// - **Refinement**: a measured batch moves its class's correction towards measured / model time: a running
+///   mean of the first 8 measurements, then an eighth of the way (batches that uploaded a mesh are not
+///   measured: the upload is a one-off).
 /// - **Uploads**: a GPU batch that would upload meshes is charged the upload less the time the CPU has lost
 ///   since the last GPU batch where the GPU (already resident) would have been faster, so a mesh worth having
 ///   on the device is uploaded once that regret has paid for it (at most twice the best choice's cost).
-/// - **Exploration**: the backend estimated `r` times slower in a bucket is run once after
-///   `128 × (r - 1)` batches of that bucket ran on the other, so a stale estimate is measured again; this costs
-///   on average at most 1/128 of a batch's time (< 1 %), and never touches a batch in between. Estimates more
-///   than 1000 times slower are not explored.
+/// - **Exploration**: a backend never measured in a class, estimated at most 20 times slower and with its
+///   meshes resident, is run once at the class's second batch (a one-off cost per class). After that, the
+///   backend estimated `r` times slower in a class is run once after `128 × (r - 1)` batches of that class ran
+///   on the other, so a stale estimate is measured again; this costs on average at most 1/128 of a batch's
+///   time (< 1 %), and never touches a batch in between. Estimates more than 1000 times slower are not
+///   explored.
 ///
 /// A model injected for testing ([`Chooser::fixed`]) is neither refined nor explored, so its choices are
 /// exactly the model's.
@@ -125,10 +148,14 @@ pub struct Choice {
 pub struct Chooser {
     model: CostModel,
     learns: bool,
-    /// Per backend (CPU, GPU) and bucket: measured / model time.
-    correction: [[AtomicF64; BUCKETS]; 2],
-    /// Per bucket: batches since the backend then estimated slower was last run there.
-    skipped: [AtomicU32; BUCKETS],
+    /// Per backend (CPU, GPU) and class: measured / model time.
+    correction: [[AtomicF64; CLASSES]; 2],
+    /// Per backend and class: measurements so far (saturating at [`SETTLED`]).
+    samples: [[AtomicU32; CLASSES]; 2],
+    /// Per backend and class: whether its first look was taken (or it was measured there).
+    looked: [[AtomicBool; CLASSES]; 2],
+    /// Per class: batches since the backend then estimated slower was last run there.
+    skipped: [AtomicU32; CLASSES],
     /// Nanoseconds CPU batches lost to a resident GPU since the last GPU batch.
     regret_ns: AtomicF64,
 }
@@ -140,6 +167,8 @@ impl Chooser {
             model,
             learns: true,
             correction: std::array::from_fn(|_| std::array::from_fn(|_| AtomicF64::new(1.0))),
+            samples: std::array::from_fn(|_| std::array::from_fn(|_| AtomicU32::new(0))),
+            looked: std::array::from_fn(|_| std::array::from_fn(|_| AtomicBool::new(false))),
             skipped: std::array::from_fn(|_| AtomicU32::new(0)),
             regret_ns: AtomicF64::new(0.0),
         }
@@ -155,9 +184,9 @@ impl Chooser {
 
     /// The corrected estimates (CPU, GPU without uploads) of a batch's work, in nanoseconds.
     fn estimates(&self, work: &Work) -> [f64; 2] {
-        let b = bucket(work.triangles);
+        let c = class(work);
         let model = [self.model.cpu, self.model.gpu];
-        std::array::from_fn(|k| model[k].estimate(work.triangles) * self.correction[k][b].load())
+        std::array::from_fn(|k| model[k].estimate(work.triangles) * self.correction[k][c].load())
     }
 
     /// The backend expected to answer `work` sooner (or one being explored).
@@ -178,10 +207,19 @@ impl Chooser {
             (BackendKind::Cpu, BackendKind::Gpu, gpu / cpu.max(1.0))
         };
         let mut kind = faster;
-        if self.learns && ratio < MAX_EXPLORED_RATIO {
-            let skipped = &self.skipped[bucket(work.triangles)];
+        // Exploring the GPU with a mesh to upload is left to the regret rule above.
+        let uploads = slower == BackendKind::Gpu && upload > 0.0;
+        if self.learns && ratio < MAX_EXPLORED_RATIO && !uploads {
+            let c = class(&work);
+            let skipped = &self.skipped[c];
             let n = skipped.fetch_add(1, Ordering::Relaxed);
-            if f64::from(n) >= EXPLORE_EVERY * (ratio - 1.0) {
+            let looked = &self.looked[index(slower)][c];
+            let due = if !looked.load(Ordering::Relaxed) && ratio <= FIRST_LOOK_RATIO {
+                n + 1 >= FIRST_LOOK && !looked.swap(true, Ordering::Relaxed)
+            } else {
+                f64::from(n) >= EXPLORE_EVERY * (ratio - 1.0)
+            };
+            if due {
                 skipped.store(0, Ordering::Relaxed);
                 kind = slower;
             }
@@ -203,7 +241,15 @@ impl Chooser {
             return;
         }
         let ratio = (elapsed_ns / model).clamp(1e-3, 1e3);
-        self.correction[k][bucket(choice.work.triangles)].update(|c| c + ALPHA * (ratio - c));
+        let c = class(&choice.work);
+        self.looked[k][c].store(true, Ordering::Relaxed);
+        let n = self.samples[k][c]
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                Some((n + 1).min(SETTLED))
+            })
+            .unwrap_or(SETTLED);
+        let weight = (1.0 / f64::from(n + 1)).max(ALPHA);
+        self.correction[k][c].update(|c| c + weight * (ratio - c));
     }
 }
 
@@ -245,6 +291,8 @@ impl AutoBackend {
                 }
             };
             work.triangles += triangles;
+            work.queries += 1.0;
+            work.dynamic |= matches!(q.volume.shape, SweptShape::Triangle(..));
         }
         work
     }
@@ -331,6 +379,10 @@ impl Backend for AutoBackend {
         self.gpu.lose_device();
     }
 
+    fn cost_model(&self) -> Option<CostModel> {
+        Some(self.chooser.model)
+    }
+
     fn gpu(&self) -> Option<&GpuBackend> {
         Some(&self.gpu)
     }
@@ -354,12 +406,12 @@ fn grid(n: u32) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
     (positions, triangles)
 }
 
-/// Measures both backends on two synthetic meshes (2,048 and 32,768 triangles, one vertical tool touching a
+/// Measures both backends on two synthetic meshes (2,048 and 131,072 triangles, one vertical tool touching a
 /// few of them): per size, one warm-up run and the fastest of three. The GPU's warm-up on the larger mesh
 /// uploads it, which gives the upload cost. On a hardware GPU this is about ten round trips (a few ms); the
 /// meshes are dropped from the device afterwards.
 pub fn calibrate(cpu: &CpuBackend, gpu: &GpuBackend) -> Result<CostModel> {
-    const SIDES: [u32; 2] = [32, 128];
+    const SIDES: [u32; 2] = [32, 256];
     let store = MeshStore::new(0);
     let mut ids = Vec::new();
     for side in SIDES {
@@ -456,6 +508,8 @@ mod tests {
         Work {
             triangles,
             upload_triangles: 0.0,
+            queries: 1.0,
+            dynamic: false,
         }
     }
 
@@ -492,6 +546,33 @@ mod tests {
         assert!(cpu_runs > 150, "{cpu_runs} of 200 on the CPU");
     }
 
+    /// A calibration that extrapolated the GPU wrongly (4 times too slow on large meshes) is corrected by the
+    /// first look at the class's second batch: from then on the GPU takes the batches.
+    #[test]
+    fn a_first_look_corrects_a_wrong_extrapolation() {
+        // 1M triangles: the model says CPU 3.0 ms, GPU 4.1 ms (a slope of 4 ns per triangle); the GPU takes 1 ms.
+        let wrong = CostModel {
+            gpu: LinearCost {
+                fixed_ns: 100_000.0,
+                per_triangle_ns: 4.0,
+            },
+            ..model()
+        };
+        let c = Chooser::new(wrong);
+        let w = resident(1e6);
+        let truth = |k: BackendKind| if k == BackendKind::Gpu { 1.0e6 } else { 3.0e6 };
+        let runs: Vec<BackendKind> = (0..50)
+            .map(|_| {
+                let choice = c.choose(w);
+                c.record(&choice, truth(choice.kind));
+                choice.kind
+            })
+            .collect();
+        assert_eq!(runs[0], BackendKind::Cpu);
+        assert_eq!(runs[1], BackendKind::Gpu, "the first look");
+        assert!(runs[2..].iter().all(|&k| k == BackendKind::Gpu), "{runs:?}");
+    }
+
     /// The slower backend is measured again now and then, less often the slower it is estimated.
     #[test]
     fn exploration_is_rare_and_bounded() {
@@ -499,9 +580,11 @@ mod tests {
         // 4,400 triangles: CPU 14.2 µs, GPU 102.2 µs: ratio 7.2, explored every 128 × 6.2 = 793 batches.
         let w = resident(4_400.0);
         let runs: Vec<BackendKind> = (0..2000).map(|_| c.choose(w).kind).collect();
-        let gpu = runs.iter().filter(|&&k| k == BackendKind::Gpu).count();
-        assert_eq!(gpu, 2, "{gpu} GPU runs");
-        assert_eq!(runs[0], BackendKind::Cpu);
+        let gpu: Vec<usize> = (0..runs.len())
+            .filter(|&i| runs[i] == BackendKind::Gpu)
+            .collect();
+        // The first look at the class's second batch, then one in 795 (794 skipped).
+        assert_eq!(gpu, [1, 796, 1591], "GPU runs");
     }
 
     /// A mesh worth having on the device is uploaded once the CPU's lost time has paid for the upload.
@@ -515,6 +598,7 @@ mod tests {
         let w = Work {
             triangles: 1e6,
             upload_triangles: 1e6,
+            ..resident(1e6)
         };
         assert_eq!(c.choose(w).kind, BackendKind::Cpu);
         assert_eq!(c.choose(w).kind, BackendKind::Gpu);

@@ -170,6 +170,11 @@ pub trait Backend: Send + Sync {
         self.kind()
     }
 
+    /// The cost model an AUTO backend started from (for the bench's report).
+    fn cost_model(&self) -> Option<choice::CostModel> {
+        None
+    }
+
     /// The GPU backend this one runs batches on, if any (for the tests' look at resident meshes).
     fn gpu(&self) -> Option<&GpuBackend> {
         None
