@@ -360,11 +360,14 @@ impl Backend for AutoBackend {
         if run.choice.kind != BackendKind::Gpu {
             return Ok(());
         }
+        let trips = |s: &BackendScratch| s.gpu.as_ref().map_or(0, |g| g.extra_trips());
+        let before = trips(scratch);
         self.gpu
             .wait(meshes, queries, outputs, scratch, same_meshes)?;
         // Only a blocking query measures the GPU: between an asynchronous submit and its wait the caller's own
-        // work would count as the GPU's.
-        if !same_meshes {
+        // work would count as the GPU's. A batch that grew its buffers (a re-run or a second read-back) paid a
+        // one-off and is not measured either.
+        if !same_meshes && trips(scratch) == before {
             self.chooser
                 .record(&run.choice, run.started.elapsed().as_nanos() as f64);
         }

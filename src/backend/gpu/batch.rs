@@ -153,6 +153,9 @@ pub struct GpuScratch {
     /// Read-back sizes expected from the previous batches, so one round trip usually suffices.
     expected_hits: u32,
     expected_feedback: u32,
+    /// Batches re-run after an overflow plus second read-back trips so far: one-off costs of a batch larger
+    /// than the ones before, which AUTO's timing leaves out.
+    extra_trips: u64,
     host_queries: Vec<GpuQuery>,
     host_params: Vec<u8>,
     dispatches: Vec<Dispatch>,
@@ -201,6 +204,7 @@ impl GpuScratch {
             feedback_capacity: INITIAL_FEEDBACK,
             expected_hits: 256,
             expected_feedback: 2048,
+            extra_trips: 0,
             host_queries: Vec::new(),
             host_params: Vec::new(),
             dispatches: Vec::new(),
@@ -213,6 +217,11 @@ impl GpuScratch {
             runs: Runs::default(),
             in_flight: None,
         }
+    }
+
+    /// Re-runs and second read-back trips so far (see the field).
+    pub fn extra_trips(&self) -> u64 {
+        self.extra_trips
     }
 
     /// Whether these buffers live on `gpu`.

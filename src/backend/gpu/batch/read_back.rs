@@ -79,6 +79,7 @@ impl GpuScratch {
                 break (hits, feedback, f);
             }
             readback.unmap();
+            self.extra_trips += 1;
             // Overflow: grow to what the pass counted (it kept counting past the end) and run it again.
             // The candidate buffer also stages the polygons: each gets half of one binding.
             let most_hits = (gpu.max_binding / HIT_SIZE) as u32;
@@ -181,6 +182,7 @@ impl GpuScratch {
             return Ok(());
         }
         // The rest: straight from the hit and feedback buffers, which nothing has touched since.
+        self.extra_trips += 1;
         let gpu = self.gpu.clone();
         let rest_hits = u64::from(hits - got_hits) * HIT_SIZE;
         let rest_feedback = u64::from(feedback - got_feedback) * FEEDBACK_VERTEX_SIZE;
