@@ -4,6 +4,8 @@
 # also its plot, clip-select.svg); this script runs `cargo bench --bench <bench>` and writes
 # docs/benchmarks/<name>.md: a header (what the bench measures, from its module doc; the date, the trocar
 # version and commit measured) followed by that output verbatim. Stops at the first bench that fails.
+# `TROCAR_BENCH_FROM=DIR scripts/bench-docs.sh gpu` writes the doc from DIR/gpu.md, an output the same bench
+# binary wrote on another machine (a lent GPU machine), instead of running the bench here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,7 +15,7 @@ declare -A BENCH=([clip-select]=clip_select [gpu]=gpu_backend [ccd]=ccd [haptic]
 declare -A SOURCE=([clip_select]=peers/benches/clip_select.rs)
 declare -A TITLE=([clip-select]="Clip-select queries" [gpu]="GPU backend" [ccd]="Continuous collision detection"
     [haptic]="Haptic tracker")
-OUT="${CARGO_TARGET_DIR:-target}/benchmarks"
+OUT="${TROCAR_BENCH_FROM:-${CARGO_TARGET_DIR:-target}/benchmarks}"
 DOCS=docs/benchmarks
 # The last hardware-GPU run, kept by hand (this script does not regenerate it).
 H100=gpu-h100-2026-11-27.md
@@ -49,9 +51,11 @@ gpu_notes() {
         printf '%s\n' "> **Software adapter:** this run found no hardware GPU. The GPU columns are Mesa's lavapipe," \
             "> a software rasterizer running the shaders on the same CPU cores: they only prove that the GPU backend" \
             "> runs and agrees with the CPU backend, not how fast it is on a GPU."
+        printf '\nThe latest hardware-GPU run (NVIDIA H100) is kept in [%s](%s).\n' "$H100" "$H100"
+    else
+        printf '%s\n' "> **Hardware GPU:** this run is the bench's output on a lent GPU machine (see its machine line)." \
+            "> An earlier run on an NVIDIA H100, before issue 26's changes, is kept in [$H100]($H100)."
     fi
-    printf '\nThe latest hardware-GPU run (NVIDIA H100) is kept in [%s](%s).\n' \
-        "$H100" "$H100"
 }
 
 # docs/benchmarks/<name>.md from the bench's output file; `seconds`: how long the bench ran.
@@ -102,6 +106,11 @@ unset TROCAR_BENCH_QUICK
 mkdir -p "$DOCS"
 seconds=0
 for name in "${names[@]}"; do
-    run_bench "$name" "${BENCH[$name]}"
+    if [ -n "${TROCAR_BENCH_FROM:-}" ]; then
+        [ -s "$OUT/$name.md" ] || die "no $OUT/$name.md"
+        seconds=$(sed -n 's/^total bench time: \([0-9.]*\) s$/\1/p' "$OUT/$name.md" | tail -n 1)
+    else
+        run_bench "$name" "${BENCH[$name]}"
+    fi
     write_doc "$name" "${BENCH[$name]}" "$seconds"
 done
