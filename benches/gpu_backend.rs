@@ -534,13 +534,13 @@ fn main() {
             rows.gpu = bench_backend(gpu, gpu_mesh, positions, &wave, &poses, budget);
             gpu.destroy_mesh(gpu_mesh).expect("destroy");
         }
-        eprintln!("[{:6.1} s]   CPU rows...", elapsed());
-        rows.cpu = bench_backend(&cpu, cpu_mesh, positions, &wave, &poses, budget);
-        cpu.destroy_mesh(cpu_mesh).expect("destroy");
         eprintln!("[{:6.1} s]   AUTO rows...", elapsed());
         let auto_mesh = auto.create_mesh(positions, triangles).expect("AUTO mesh");
         rows.auto = bench_backend(&auto, auto_mesh, positions, &wave, &poses, budget);
         auto.destroy_mesh(auto_mesh).expect("destroy");
+        eprintln!("[{:6.1} s]   CPU rows...", elapsed());
+        rows.cpu = bench_backend(&cpu, cpu_mesh, positions, &wave, &poses, budget);
+        cpu.destroy_mesh(cpu_mesh).expect("destroy");
         let floor = memcpy_floor(&wave, positions.len(), budget).median;
         let times_floor = |rows: &[(Measurement, Outcome)], backend: &str| {
             rows.iter()

@@ -34,7 +34,7 @@ impl LinearCost {
     }
 }
 
-/// The costs [`Chooser`] starts from.
+/// The costs the AUTO backend's chooser starts from, before it refines them from measured batches.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct CostModel {
     /// The CPU backend.
