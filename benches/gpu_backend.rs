@@ -262,109 +262,185 @@ enum Outcome {
     Skipped(f64),
 }
 
-/// Every measurement of one backend on one mesh; the context holds the mesh at `base` positions.
-fn bench_backend(
-    ctx: &Context,
+/// One backend's measurements on one mesh, row by row, so that the backends' rows can alternate (the
+/// machine's speed drifts over a run: a backend measured all at once, after another, is not comparable).
+struct BackendBench<'a> {
+    ctx: &'a Context,
     mesh: MeshId,
-    base: &[[f32; 3]],
-    wave: &Wave,
-    poses: &[Pose],
+    base: &'a [[f32; 3]],
+    wave: &'a Wave,
+    poses: &'a [Pose],
     budget: Budget,
-) -> Vec<(Measurement, Outcome)> {
-    let mut results = ctx.create_results();
-    let mut queries = Vec::with_capacity(POSES);
-    let mut deformed = Vec::with_capacity(base.len());
-    let mut out = Vec::new();
-    // The slowest median time per query so far: an n-tool batch is predicted to take n times as long.
-    let mut per_query = 0.0f64;
-    let seen = |per_query: &mut f64, stat: Stat, n: usize| {
-        *per_query = per_query.max(stat.median / n as f64);
+    results: Results,
+    queries: Vec<Query>,
+    deformed: Vec<[f32; 3]>,
+    /// The slowest median time per query so far: an n-tool batch is predicted to take n times as long.
+    per_query: f64,
+}
+
+impl<'a> BackendBench<'a> {
+    /// The context holds `mesh` at `base` positions.
+    fn new(
+        ctx: &'a Context,
+        mesh: MeshId,
+        base: &'a [[f32; 3]],
+        wave: &'a Wave,
+        poses: &'a [Pose],
+        budget: Budget,
+    ) -> Self {
+        Self {
+            ctx,
+            mesh,
+            base,
+            wave,
+            poses,
+            budget,
+            results: ctx.create_results(),
+            queries: Vec::with_capacity(POSES),
+            deformed: Vec::with_capacity(base.len()),
+            per_query: 0.0,
+        }
+    }
+
+    fn seen(&mut self, stat: Stat, n: usize) -> Outcome {
+        self.per_query = self.per_query.max(stat.median / n as f64);
         Outcome::Ran(stat)
-    };
+    }
 
-    // (a) and (b): one static tool, the pose cycling.
-    let (stat, _) = measure(budget, 1, |i| {
-        batch(mesh, poses, 1, i, false, &mut queries);
-        let t0 = Instant::now();
-        ctx.query(&queries, &mut results).expect("query");
-        let t1 = Instant::now();
-        Sample {
-            time: seconds(t0, t1),
-            part: None,
-            hits: total_hits(&results),
-            gpu: results.backend() == Some(BackendKind::Gpu),
+    /// Row `m`'s outcomes: (b) also gives its update alone, (d)'s submit also its round trip; those two
+    /// partners give nothing on their own.
+    fn row(&mut self, m: Measurement) -> Vec<(Measurement, Outcome)> {
+        match m {
+            Measurement::Resident => {
+                let stat = self.resident();
+                vec![(m, self.seen(stat, 1))]
+            }
+            Measurement::UpdateQuery => self.update_query(),
+            Measurement::UpdateAlone | Measurement::RoundTrip(_) => Vec::new(),
+            Measurement::Batch(..) | Measurement::SubmitAlone(_) | Measurement::HitsOnly(_) => {
+                self.batch_row(m)
+            }
         }
-    });
-    out.push((Measurement::Resident, seen(&mut per_query, stat, 1)));
-    let (stat, update) = measure(budget, 1, |i| {
-        wave.positions(i as f32 * 0.07, &mut deformed);
-        batch(mesh, poses, 1, i, false, &mut queries);
-        let t0 = Instant::now();
-        ctx.update_positions(mesh, 0, &deformed).expect("update");
-        let t1 = Instant::now();
-        ctx.query(&queries, &mut results).expect("query");
-        let t2 = Instant::now();
-        Sample {
-            time: seconds(t0, t2),
-            part: Some(seconds(t0, t1)),
-            hits: total_hits(&results),
-            gpu: results.backend() == Some(BackendKind::Gpu),
-        }
-    });
-    out.push((Measurement::UpdateQuery, Outcome::Ran(stat)));
-    out.push((
-        Measurement::UpdateAlone,
-        Outcome::Ran(update.expect("update times")),
-    ));
-    ctx.update_positions(mesh, 0, base).expect("update");
+    }
 
-    // (c) batches on the resident mesh, then (d) submit and wait.
-    for m in Measurement::all() {
+    /// (a): one static tool, the pose cycling.
+    fn resident(&mut self) -> Stat {
+        let Self {
+            ctx,
+            mesh,
+            poses,
+            results,
+            queries,
+            ..
+        } = self;
+        measure(self.budget, 1, |i| {
+            batch(*mesh, poses, 1, i, false, queries);
+            let t0 = Instant::now();
+            ctx.query(queries, results).expect("query");
+            let t1 = Instant::now();
+            Sample {
+                time: seconds(t0, t1),
+                part: None,
+                hits: total_hits(results),
+                gpu: results.backend() == Some(BackendKind::Gpu),
+            }
+        })
+        .0
+    }
+
+    /// (b): every vertex moved, then one static tool; the mesh is back at `base` afterwards.
+    fn update_query(&mut self) -> Vec<(Measurement, Outcome)> {
+        let Self {
+            ctx,
+            mesh,
+            poses,
+            wave,
+            results,
+            queries,
+            deformed,
+            ..
+        } = self;
+        let (stat, update) = measure(self.budget, 1, |i| {
+            wave.positions(i as f32 * 0.07, deformed);
+            batch(*mesh, poses, 1, i, false, queries);
+            let t0 = Instant::now();
+            ctx.update_positions(*mesh, 0, deformed).expect("update");
+            let t1 = Instant::now();
+            ctx.query(queries, results).expect("query");
+            let t2 = Instant::now();
+            Sample {
+                time: seconds(t0, t2),
+                part: Some(seconds(t0, t1)),
+                hits: total_hits(results),
+                gpu: results.backend() == Some(BackendKind::Gpu),
+            }
+        });
+        ctx.update_positions(*mesh, 0, self.base).expect("update");
+        vec![
+            (Measurement::UpdateQuery, Outcome::Ran(stat)),
+            (
+                Measurement::UpdateAlone,
+                Outcome::Ran(update.expect("update times")),
+            ),
+        ]
+    }
+
+    /// (c), (d) and (e) on the resident mesh; skipped when predicted slower than [`SLOW_ITERATION`].
+    fn batch_row(&mut self, m: Measurement) -> Vec<(Measurement, Outcome)> {
         let (n, dynamic, split, hits_only) = match m {
             Measurement::Batch(n, dynamic) => (n, dynamic, false, false),
             Measurement::SubmitAlone(n) => (n, false, true, false),
             Measurement::HitsOnly(n) => (n, false, false, true),
-            _ => continue,
+            _ => unreachable!("not a batch row: {m:?}"),
         };
-        let predicted = per_query * n as f64;
+        let predicted = self.per_query * n as f64;
         if predicted > SLOW_ITERATION.as_secs_f64() {
-            out.push((m, Outcome::Skipped(predicted)));
+            let mut out = vec![(m, Outcome::Skipped(predicted))];
             if split {
                 out.push((Measurement::RoundTrip(n), Outcome::Skipped(predicted)));
             }
-            continue;
+            return out;
         }
-        let (stat, submit) = measure(budget, n, |i| {
-            batch(mesh, poses, n, i, dynamic, &mut queries);
-            for q in &mut queries {
+        let Self {
+            ctx,
+            mesh,
+            poses,
+            results,
+            queries,
+            ..
+        } = self;
+        let (stat, submit) = measure(self.budget, n, |i| {
+            batch(*mesh, poses, n, i, dynamic, queries);
+            for q in queries.iter_mut() {
                 q.hits_only = hits_only;
             }
             let t0 = Instant::now();
             let t1 = if split {
-                ctx.submit(&queries, &mut results).expect("submit");
+                ctx.submit(queries, results).expect("submit");
                 let t1 = Instant::now();
-                ctx.wait(&mut results).expect("wait");
+                ctx.wait(results).expect("wait");
                 Some(t1)
             } else {
-                ctx.query(&queries, &mut results).expect("query");
+                ctx.query(queries, results).expect("query");
                 None
             };
             let t2 = Instant::now();
             Sample {
                 time: seconds(t0, t2),
                 part: t1.map(|t1| seconds(t0, t1)),
-                hits: total_hits(&results),
+                hits: total_hits(results),
                 gpu: results.backend() == Some(BackendKind::Gpu),
             }
         });
         if split {
-            out.push((m, Outcome::Ran(submit.expect("submit times"))));
-            out.push((Measurement::RoundTrip(n), seen(&mut per_query, stat, n)));
+            vec![
+                (m, Outcome::Ran(submit.expect("submit times"))),
+                (Measurement::RoundTrip(n), self.seen(stat, n)),
+            ]
         } else {
-            out.push((m, seen(&mut per_query, stat, n)));
+            vec![(m, self.seen(stat, n))]
         }
     }
-    out
 }
 
 /// The floor of `update_positions`: a `memcpy` of the same bytes, as freshly written as (b)'s, into a warm buffer.
@@ -526,20 +602,33 @@ fn main() {
             auto: Vec::new(),
         };
         let mut gpu_create = None;
-        if let Some(gpu) = &gpu {
+        let gpu_mesh = gpu.as_ref().map(|g| {
             let t = Instant::now();
-            let gpu_mesh = gpu.create_mesh(positions, triangles).expect("GPU mesh");
+            let m = g.create_mesh(positions, triangles).expect("GPU mesh");
             gpu_create = Some(t.elapsed());
-            eprintln!("[{:6.1} s]   GPU rows...", elapsed());
-            rows.gpu = bench_backend(gpu, gpu_mesh, positions, &wave, &poses, budget);
-            gpu.destroy_mesh(gpu_mesh).expect("destroy");
-        }
-        eprintln!("[{:6.1} s]   AUTO rows...", elapsed());
+            m
+        });
         let auto_mesh = auto.create_mesh(positions, triangles).expect("AUTO mesh");
-        rows.auto = bench_backend(&auto, auto_mesh, positions, &wave, &poses, budget);
+        let mut gpu_bench = gpu
+            .as_ref()
+            .zip(gpu_mesh)
+            .map(|(g, m)| BackendBench::new(g, m, positions, &wave, &poses, budget));
+        let mut auto_bench = BackendBench::new(&auto, auto_mesh, positions, &wave, &poses, budget);
+        let mut cpu_bench = BackendBench::new(&cpu, cpu_mesh, positions, &wave, &poses, budget);
+        // Row by row, the backends alternating, so that the machine's drift over the run does not favour one.
+        for m in Measurement::all() {
+            eprintln!("[{:6.1} s]   {}", elapsed(), m.label());
+            if let Some(b) = &mut gpu_bench {
+                rows.gpu.extend(b.row(m));
+            }
+            rows.auto.extend(auto_bench.row(m));
+            rows.cpu.extend(cpu_bench.row(m));
+        }
+        drop((gpu_bench, auto_bench, cpu_bench));
+        if let (Some(g), Some(m)) = (&gpu, gpu_mesh) {
+            g.destroy_mesh(m).expect("destroy");
+        }
         auto.destroy_mesh(auto_mesh).expect("destroy");
-        eprintln!("[{:6.1} s]   CPU rows...", elapsed());
-        rows.cpu = bench_backend(&cpu, cpu_mesh, positions, &wave, &poses, budget);
         cpu.destroy_mesh(cpu_mesh).expect("destroy");
         let floor = memcpy_floor(&wave, positions.len(), budget).median;
         let times_floor = |rows: &[(Measurement, Outcome)], backend: &str| {
