@@ -16,6 +16,8 @@ use crate::mesh_id::MeshId;
 use crate::mesh_store::{MeshStore, MeshTable};
 use crate::query::{Query, QueryOutput};
 use glam::Vec3;
+use parking_lot::Mutex;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -56,14 +58,16 @@ pub struct Work {
     pub queries: f64,
     /// Whether a query of the batch is dynamic (a swept volume costs several times a static one).
     pub dynamic: bool,
+    /// Whether every query of the batch asks for hits only (the GPU then reads no polygons back).
+    pub hits_only: bool,
 }
 
-/// Correction classes: batches are grouped by `triangles` and by `queries` in powers of 4, and by whether they
-/// sweep, so that a model off in its fixed cost for small batches, in its slope for large ones, in its
-/// per-query cost or for dynamic queries is corrected in each.
+/// Correction classes: batches are grouped by `triangles` and by `queries` in powers of 4, by whether they
+/// sweep and by whether they ask for hits only, so that a model off in its fixed cost for small batches, in
+/// its slope for large ones, in its per-query cost or for dynamic or hits-only queries is corrected in each.
 const WORK_BUCKETS: usize = 16;
 const QUERY_BUCKETS: usize = 6;
-const CLASSES: usize = 2 * QUERY_BUCKETS * WORK_BUCKETS;
+const CLASSES: usize = 4 * QUERY_BUCKETS * WORK_BUCKETS;
 /// Weight of one measurement in a class's correction once it has [`SETTLED`] of them; before, a running mean
 /// (the first measurement replaces the calibration's extrapolation outright).
 const ALPHA: f64 = 0.125;
@@ -86,7 +90,8 @@ fn log4(x: f64) -> usize {
 fn class(work: &Work) -> usize {
     let w = log4(work.triangles).min(WORK_BUCKETS - 1);
     let q = log4(work.queries).min(QUERY_BUCKETS - 1);
-    (usize::from(work.dynamic) * QUERY_BUCKETS + q) * WORK_BUCKETS + w
+    let kind = 2 * usize::from(work.dynamic) + usize::from(work.hits_only);
+    (kind * QUERY_BUCKETS + q) * WORK_BUCKETS + w
 }
 
 fn index(kind: BackendKind) -> usize {
@@ -265,17 +270,29 @@ pub struct AutoBackend {
     cpu: CpuBackend,
     gpu: GpuBackend,
     chooser: Chooser,
+    /// Meshes whose last batch ran on the GPU. A change of a resident mesh is uploaded only for these; the
+    /// others leave the device (a simulation whose queries run on the CPU pays no upload per step), and the
+    /// next GPU batch uploads them again, which the model charges it.
+    on_gpu: Mutex<HashSet<MeshId>>,
 }
 
 impl AutoBackend {
     /// Both backends, choosing with `chooser`.
     pub fn new(cpu: CpuBackend, gpu: GpuBackend, chooser: Chooser) -> Self {
-        Self { cpu, gpu, chooser }
+        Self {
+            cpu,
+            gpu,
+            chooser,
+            on_gpu: Mutex::new(HashSet::new()),
+        }
     }
 
     /// The batch's work: its queries' mesh sizes and the meshes the GPU would upload.
     fn work(&self, meshes: &MeshTable<'_>, queries: &[PreparedQuery]) -> Work {
-        let mut work = Work::default();
+        let mut work = Work {
+            hits_only: !queries.is_empty(),
+            ..Work::default()
+        };
         let mut last: Option<(usize, f64)> = None;
         for q in queries {
             let triangles = match last {
@@ -293,8 +310,27 @@ impl AutoBackend {
             work.triangles += triangles;
             work.queries += 1.0;
             work.dynamic |= matches!(q.volume.shape, SweptShape::Triangle(..));
+            work.hits_only &= q.hits_only;
         }
         work
+    }
+}
+
+impl AutoBackend {
+    /// Notes on which backend the batch of `queries` runs, for [`AutoBackend::mesh_changed`].
+    fn note_meshes(&self, queries: &[PreparedQuery], on_gpu: bool) {
+        let mut set = self.on_gpu.lock();
+        let mut last = None;
+        for q in queries {
+            if last != Some(q.mesh) {
+                if on_gpu {
+                    set.insert(q.mesh);
+                } else {
+                    set.remove(&q.mesh);
+                }
+                last = Some(q.mesh);
+            }
+        }
     }
 }
 
@@ -309,10 +345,16 @@ impl Backend for AutoBackend {
 
     fn mesh_changed(&self, id: MeshId, mesh: &Mesh, change: MeshChange) -> Result<()> {
         self.cpu.mesh_changed(id, mesh, change)?;
+        if change != MeshChange::Created && !self.on_gpu.lock().contains(&id) {
+            // Wgpu keeps the evicted buffers alive for a batch still in flight on them.
+            self.gpu.mesh_destroyed(id);
+            return Ok(());
+        }
         self.gpu.mesh_changed(id, mesh, change)
     }
 
     fn mesh_destroyed(&self, id: MeshId) {
+        self.on_gpu.lock().remove(&id);
         self.cpu.mesh_destroyed(id);
         self.gpu.mesh_destroyed(id);
     }
@@ -327,6 +369,7 @@ impl Backend for AutoBackend {
         let mut choice = self.chooser.choose(self.work(meshes, queries));
         let started = Instant::now();
         if choice.kind == BackendKind::Gpu {
+            self.note_meshes(queries, true);
             match self.gpu.submit(meshes, queries, outputs, scratch) {
                 Ok(submitted) => {
                     scratch.auto = Some(AutoRun { choice, started });
@@ -338,6 +381,7 @@ impl Backend for AutoBackend {
                 Err(_) => choice.kind = BackendKind::Cpu,
             }
         }
+        self.note_meshes(queries, false);
         let started = Instant::now();
         let submitted = self.cpu.submit(meshes, queries, outputs, scratch)?;
         self.chooser
@@ -513,6 +557,7 @@ mod tests {
             upload_triangles: 0.0,
             queries: 1.0,
             dynamic: false,
+            hits_only: false,
         }
     }
 
