@@ -178,13 +178,22 @@ fn small_batches_run_on_the_cpu_and_large_ones_on_the_gpu() {
     // next GPU batch uploads it as it is then.
     let moved: Vec<[f32; 3]> = p.iter().map(|v| [v[0] + 0.4, v[1], v[2] - 0.3]).collect();
     trio.update(&moved);
-    assert!(!is_resident(&trio.auto, mesh), "evicted: its last batch ran on the CPU");
+    assert!(
+        !is_resident(&trio.auto, mesh),
+        "evicted: its last batch ran on the CPU"
+    );
     assert_eq!(trio.run(&all, false, &mut results), BackendKind::Gpu);
     assert!(is_resident(&trio.auto, mesh));
     // Moved after a GPU batch: the resident copy follows, and both paths answer for the new positions.
-    let back: Vec<[f32; 3]> = moved.iter().map(|v| [v[0] - 0.1, v[1] + 0.2, v[2]]).collect();
+    let back: Vec<[f32; 3]> = moved
+        .iter()
+        .map(|v| [v[0] - 0.1, v[1] + 0.2, v[2]])
+        .collect();
     trio.update(&back);
-    assert!(is_resident(&trio.auto, mesh), "kept: its last batch ran on the GPU");
+    assert!(
+        is_resident(&trio.auto, mesh),
+        "kept: its last batch ran on the GPU"
+    );
     assert_eq!(trio.run(&all, true, &mut results), BackendKind::Gpu);
     assert_eq!(trio.run(&all[..1], true, &mut results), BackendKind::Cpu);
 }
