@@ -97,6 +97,18 @@ struct Sample {
     gpu: bool,
 }
 
+impl Sample {
+    /// An iteration that ran a batch into `results`.
+    fn of(time: f64, part: Option<f64>, results: &Results) -> Self {
+        Self {
+            time,
+            part,
+            hits: total_hits(results),
+            gpu: results.backend() == Some(BackendKind::Gpu),
+        }
+    }
+}
+
 /// Median and p90 of a measurement.
 #[derive(Clone, Copy)]
 struct Stat {
@@ -338,12 +350,7 @@ impl<'a> BackendBench<'a> {
             let t0 = Instant::now();
             ctx.query(queries, results).expect("query");
             let t1 = Instant::now();
-            Sample {
-                time: seconds(t0, t1),
-                part: None,
-                hits: total_hits(results),
-                gpu: results.backend() == Some(BackendKind::Gpu),
-            }
+            Sample::of(seconds(t0, t1), None, results)
         })
         .0
     }
@@ -368,12 +375,7 @@ impl<'a> BackendBench<'a> {
             let t1 = Instant::now();
             ctx.query(queries, results).expect("query");
             let t2 = Instant::now();
-            Sample {
-                time: seconds(t0, t2),
-                part: Some(seconds(t0, t1)),
-                hits: total_hits(results),
-                gpu: results.backend() == Some(BackendKind::Gpu),
-            }
+            Sample::of(seconds(t0, t2), Some(seconds(t0, t1)), results)
         });
         ctx.update_positions(*mesh, 0, self.base).expect("update");
         vec![
@@ -425,12 +427,7 @@ impl<'a> BackendBench<'a> {
                 None
             };
             let t2 = Instant::now();
-            Sample {
-                time: seconds(t0, t2),
-                part: t1.map(|t1| seconds(t0, t1)),
-                hits: total_hits(results),
-                gpu: results.backend() == Some(BackendKind::Gpu),
-            }
+            Sample::of(seconds(t0, t2), t1.map(|t1| seconds(t0, t1)), results)
         });
         if split {
             vec![

@@ -314,9 +314,7 @@ impl AutoBackend {
         }
         work
     }
-}
 
-impl AutoBackend {
     /// Notes on which backend the batch of `queries` runs, for [`AutoBackend::mesh_changed`].
     fn note_meshes(&self, queries: &[PreparedQuery], on_gpu: bool) {
         let mut set = self.on_gpu.lock();
@@ -367,9 +365,9 @@ impl Backend for AutoBackend {
         scratch: &mut BackendScratch,
     ) -> Result<Submission> {
         let mut choice = self.chooser.choose(self.work(meshes, queries));
-        let started = Instant::now();
         if choice.kind == BackendKind::Gpu {
             self.note_meshes(queries, true);
+            let started = Instant::now();
             match self.gpu.submit(meshes, queries, outputs, scratch) {
                 Ok(submitted) => {
                     scratch.auto = Some(AutoRun { choice, started });

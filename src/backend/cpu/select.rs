@@ -56,12 +56,8 @@ enum ToolShape {
 }
 
 /// Decides whether one surviving triangle is hit and, if so, appends its record and (unless `hits_only`) its
-/// feedback polygon.
-///
-/// With `hits_only` the polygon is still clipped when the triangle crosses a plane of the volume (`planes`
-/// nonzero): the frustum's hit decision is whether anything is left, and GL_SELECT's depth min/max are those
-/// of the clipped polygon. A triangle that crosses no plane is its own polygon, so then it is neither built
-/// nor clipped: the depth range comes from the corners, exactly as from the unclipped polygon.
+/// feedback polygon. The polygon is clipped only against the planes the triangle crosses (`planes`), so a
+/// hits-only query pays for it only where the frustum's decision or GL_SELECT's depth range needs it.
 fn evaluate(
     mesh: &Mesh,
     triangle: usize,
@@ -77,42 +73,30 @@ fn evaluate(
         ToolShape::Segment(a, b) => segment_prepared(*a, *b, &prepared),
         ToolShape::Triangle(swept) => triangle_prepared(swept, &prepared),
     };
-    let needs_polygon = !hits_only || planes != 0;
-    let clipped = || {
-        let mut polygon = FeedbackPolygon::triangle(tri[0], tri[1], tri[2]);
-        polygon.clip(&volume.clip, planes);
-        polygon
-    };
-    let (contact, polygon) = match volume.kind {
+    let mut polygon = FeedbackPolygon::triangle(tri[0], tri[1], tri[2]);
+    let contact = match volume.kind {
         VolumeKind::Capsule => {
             let c = closest();
             if c.distance > volume.radius {
                 return;
             }
-            (c, needs_polygon.then(clipped))
+            polygon.clip(&volume.clip, planes);
+            c
         }
         VolumeKind::Frustum => {
-            let polygon = needs_polygon.then(clipped);
-            if polygon.as_ref().is_some_and(FeedbackPolygon::is_empty) {
+            polygon.clip(&volume.clip, planes);
+            if polygon.is_empty() {
                 return;
             }
-            (closest(), polygon)
+            closest()
         }
     };
-    let (depth_min, depth_max) = match &polygon {
-        // Hits only, no plane crossed: the polygon would be the triangle (the same fold as `depth_range`).
-        None => tri
-            .iter()
-            .map(|&p| volume.clip.depth(p))
-            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), d| {
-                (lo.min(d), hi.max(d))
-            }),
+    let (depth_min, depth_max) = if polygon.is_empty() {
         // A capsule touching only where its box is rounded off by float error: depth of the contact itself.
-        Some(p) if p.is_empty() => {
-            let d = volume.clip.depth(contact.on_mesh);
-            (d, d)
-        }
-        Some(p) => p.depth_range(&volume.clip),
+        let d = volume.clip.depth(contact.on_mesh);
+        (d, d)
+    } else {
+        polygon.depth_range(&volume.clip)
     };
     let time_of_impact = match volume.shape {
         SweptShape::Triangle(entry, tip, new_tip) => {
@@ -120,14 +104,13 @@ fn evaluate(
         }
         SweptShape::Segment(..) => 0.0,
     };
-    let (feedback_first, feedback_count) = match &polygon {
-        Some(p) if !hits_only => {
-            let first = out.feedback.len() as u32;
-            out.feedback
-                .extend(p.vertices().iter().map(|v| v.to_array()));
-            (first, p.vertices().len() as u32)
-        }
-        _ => (0, 0),
+    let (feedback_first, feedback_count) = if hits_only {
+        (0, 0)
+    } else {
+        let first = out.feedback.len() as u32;
+        out.feedback
+            .extend(polygon.vertices().iter().map(|v| v.to_array()));
+        (first, polygon.vertices().len() as u32)
     };
     out.hits.push(Hit {
         triangle: triangle as u32,

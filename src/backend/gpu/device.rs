@@ -16,16 +16,7 @@ pub struct Gpu {
     pub(super) device: wgpu::Device,
     pub(super) queue: wgpu::Queue,
     pub(super) info: wgpu::AdapterInfo,
-    pub(super) layout: wgpu::BindGroupLayout,
-    pub(super) outcodes: wgpu::ComputePipeline,
-    pub(super) count: wgpu::ComputePipeline,
-    pub(super) scan_blocks: wgpu::ComputePipeline,
-    pub(super) write: wgpu::ComputePipeline,
-    pub(super) evaluate: wgpu::ComputePipeline,
-    pub(super) scan_outcomes: wgpu::ComputePipeline,
-    pub(super) scatter: wgpu::ComputePipeline,
-    /// Layout of group 1: the evaluation's indirect dispatch sizes, bound only while they are written.
-    pub(super) size_layout: wgpu::BindGroupLayout,
+    pub(super) pipelines: Pipelines,
     /// Workgroups the grid-stride passes launch at most: enough to fill a GPU, few enough that a software
     /// adapter (which runs workgroups one after another) does not pay its per-workgroup cost per 64 triangles.
     pub(super) max_workgroups: u32,
@@ -124,17 +115,7 @@ impl Gpu {
         let info = adapter.get_info();
         let (device, queue) = open_device(&adapter, &info)?;
         let (lost, failure) = watch(&device);
-        let Pipelines {
-            layout,
-            size_layout,
-            outcodes,
-            count,
-            scan_blocks,
-            write,
-            evaluate,
-            scan_outcomes,
-            scatter,
-        } = build_pipelines(&device, &info)?;
+        let pipelines = build_pipelines(&device, &info)?;
         let max_workgroups = if is_hardware(&info) { 4096 } else { 256 };
         let params_stride = u64::from(device.limits().min_uniform_buffer_offset_alignment)
             .max(super::layout::PARAMS_SIZE);
@@ -146,15 +127,7 @@ impl Gpu {
             device,
             queue,
             info,
-            layout,
-            outcodes,
-            count,
-            scan_blocks,
-            write,
-            evaluate,
-            scan_outcomes,
-            scatter,
-            size_layout,
+            pipelines,
             max_workgroups,
             params_stride,
             max_binding,
@@ -293,16 +266,17 @@ fn watch(device: &wgpu::Device) -> (Arc<AtomicBool>, Arc<Mutex<Option<String>>>)
 }
 
 /// The clip-select pass's bind group layouts and its pipelines.
-struct Pipelines {
-    layout: wgpu::BindGroupLayout,
-    size_layout: wgpu::BindGroupLayout,
-    outcodes: wgpu::ComputePipeline,
-    count: wgpu::ComputePipeline,
-    scan_blocks: wgpu::ComputePipeline,
-    write: wgpu::ComputePipeline,
-    evaluate: wgpu::ComputePipeline,
-    scan_outcomes: wgpu::ComputePipeline,
-    scatter: wgpu::ComputePipeline,
+pub(super) struct Pipelines {
+    pub(super) layout: wgpu::BindGroupLayout,
+    /// Layout of group 1: the evaluation's indirect dispatch sizes, bound only while they are written.
+    pub(super) size_layout: wgpu::BindGroupLayout,
+    pub(super) outcodes: wgpu::ComputePipeline,
+    pub(super) count: wgpu::ComputePipeline,
+    pub(super) scan_blocks: wgpu::ComputePipeline,
+    pub(super) write: wgpu::ComputePipeline,
+    pub(super) evaluate: wgpu::ComputePipeline,
+    pub(super) scan_outcomes: wgpu::ComputePipeline,
+    pub(super) scatter: wgpu::ComputePipeline,
 }
 
 /// Builds the clip-select shaders' layouts and pipelines on `device`; a validation error says they do not

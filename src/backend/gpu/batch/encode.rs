@@ -232,7 +232,7 @@ impl GpuScratch {
         if self.size_group.is_none() {
             self.size_group = Some(gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("evaluation size"),
-                layout: &gpu.size_layout,
+                layout: &gpu.pipelines.size_layout,
                 entries: &[wgpu::BindGroupEntry {
                     binding: 0,
                     resource: self.evaluation_size.get().as_entire_binding(),
@@ -297,7 +297,7 @@ impl GpuScratch {
                 Some(i) => self.bind_groups.swap_remove(i).1,
                 None => gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("clip_select"),
-                    layout: &gpu.layout,
+                    layout: &gpu.pipelines.layout,
                     entries: &[
                         buffer(0, self.params.get(), Some(PARAMS_SIZE)),
                         buffer(1, self.queries.get(), None),
@@ -350,26 +350,26 @@ impl GpuScratch {
             let size_group = self.size_group.as_ref().expect("made above");
             for (k, (d, (_, group))) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
                 pass.set_bind_group(0, group, &[(k as u64 * stride) as u32]);
-                pass.set_pipeline(&gpu.outcodes);
+                pass.set_pipeline(&gpu.pipelines.outcodes);
                 pass.dispatch_workgroups(
                     d.words_per_query.div_ceil(WORKGROUP).min(most),
                     d.query_count,
                     1,
                 );
                 let blocks = d.blocks.min(most);
-                pass.set_pipeline(&gpu.count);
+                pass.set_pipeline(&gpu.pipelines.count);
                 pass.dispatch_workgroups(blocks, d.query_count, 1);
-                pass.set_pipeline(&gpu.scan_blocks);
+                pass.set_pipeline(&gpu.pipelines.scan_blocks);
                 pass.set_bind_group(1, size_group, &[]);
                 pass.dispatch_workgroups(1, 1, 1);
-                pass.set_pipeline(&gpu.write);
+                pass.set_pipeline(&gpu.pipelines.write);
                 pass.dispatch_workgroups(blocks, d.query_count, 1);
                 let size_at = k as u64 * 12;
-                pass.set_pipeline(&gpu.evaluate);
+                pass.set_pipeline(&gpu.pipelines.evaluate);
                 pass.dispatch_workgroups_indirect(self.evaluation_size.get(), size_at);
-                pass.set_pipeline(&gpu.scan_outcomes);
+                pass.set_pipeline(&gpu.pipelines.scan_outcomes);
                 pass.dispatch_workgroups(1, 1, 1);
-                pass.set_pipeline(&gpu.scatter);
+                pass.set_pipeline(&gpu.pipelines.scatter);
                 pass.dispatch_workgroups_indirect(self.evaluation_size.get(), size_at);
             }
         }
