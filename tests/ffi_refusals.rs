@@ -21,9 +21,9 @@ use trocar::internals::ffi::query::{
     trocar_query_submit,
 };
 use trocar::internals::ffi::results::{
-    TrocarResults, trocar_results_create, trocar_results_destroy, trocar_results_feedback,
-    trocar_results_hits, trocar_results_is_pending, trocar_results_query_count,
-    trocar_results_wait,
+    TrocarResults, trocar_results_backend, trocar_results_create, trocar_results_destroy,
+    trocar_results_feedback, trocar_results_hits, trocar_results_is_pending,
+    trocar_results_query_count, trocar_results_wait,
 };
 use trocar::internals::ffi::status::{
     TROCAR_ERROR_INVALID_ARGUMENT, TROCAR_ERROR_STALE_HANDLE, TROCAR_OK, TrocarStatus,
@@ -178,6 +178,10 @@ fn misaligned_outputs_are_refused_and_untouched() {
         (
             "results_query_count out_count",
             Box::new(|b| unsafe { trocar_results_query_count(r, b.ptr()) }),
+        ),
+        (
+            "results_backend out",
+            Box::new(|b| unsafe { trocar_results_backend(r, b.ptr()) }),
         ),
         (
             "results_hits out_hits",
