@@ -158,9 +158,10 @@ impl Context {
         self.backend().cost_model()
     }
 
-    /// Whether mesh `id` has a copy on the GPU device (for tests).
-    pub(crate) fn is_resident(&self, id: MeshId) -> bool {
-        self.backend().gpu().is_some_and(|g| g.is_resident(id))
+    /// Vertices of mesh `id` the next GPU batch uploads again; `None` when it has no copy on the GPU device
+    /// (for tests).
+    pub(crate) fn pending_upload(&self, id: MeshId) -> Option<usize> {
+        self.backend().gpu().and_then(|g| g.pending_upload(id))
     }
 
     /// The current backend (a clone of the handle, so no lock is held while it works).

@@ -55,7 +55,13 @@ pub fn resident_meshes(ctx: &crate::Context) -> Option<usize> {
 
 /// Whether mesh `id` has a copy on the context's GPU device.
 pub fn is_resident(ctx: &crate::Context, id: crate::MeshId) -> bool {
-    ctx.is_resident(id)
+    ctx.pending_upload(id).is_some()
+}
+
+/// Vertices of mesh `id` (moved since its last GPU batch) the next GPU batch uploads; `None` when the mesh has
+/// no copy on the context's GPU device.
+pub fn pending_upload(ctx: &crate::Context, id: crate::MeshId) -> Option<usize> {
+    ctx.pending_upload(id)
 }
 
 /// The cost model an AUTO context holding both backends measured when it was created; `None` otherwise.

@@ -15,7 +15,7 @@ use glam::Vec3;
 use std::ptr::null_mut;
 use trocar::internals::{
     CostModel, LinearCost, auto_context_calibrated, auto_context_with_model, is_resident,
-    resident_meshes,
+    pending_upload, resident_meshes,
 };
 use trocar::{BackendKind, Context, ErrorKind, MeshId, Query, Results, Tool, VolumeKind};
 
@@ -32,6 +32,7 @@ fn model() -> CostModel {
             per_triangle_ns: 0.0,
         },
         gpu_upload_per_triangle_ns: 0.0,
+        gpu_refresh_per_vertex_ns: 0.0,
     }
 }
 
@@ -145,8 +146,8 @@ impl Trio {
 }
 
 /// One AUTO context takes both paths as the model says; each batch reports its backend; answers are right; the
-/// mesh goes to the device with the first GPU batch, follows updates while its batches run on the GPU and
-/// leaves the device when one comes after a CPU batch.
+/// mesh goes to the device with the first GPU batch and stays there, its updates marked, not uploaded, until
+/// the next GPU batch uploads what moved.
 #[test]
 fn small_batches_run_on_the_cpu_and_large_ones_on_the_gpu() {
     let Some(auto) = auto_context() else { return };
@@ -174,27 +175,25 @@ fn small_batches_run_on_the_cpu_and_large_ones_on_the_gpu() {
     assert_eq!(trio.run(&all, true, &mut results), BackendKind::Gpu);
     assert_eq!(trio.run(&all[..1], false, &mut results), BackendKind::Cpu);
 
-    // Moved after a CPU batch: the mesh leaves the device (no upload for queries the CPU answers), and the
-    // next GPU batch uploads it as it is then.
+    assert_eq!(pending_upload(&trio.auto, mesh), Some(0));
+
+    // Moved: the device copy only marks it (no upload for queries the CPU answers); CPU batches answer for the
+    // new positions, and the next GPU batch uploads them first.
     let moved: Vec<[f32; 3]> = p.iter().map(|v| [v[0] + 0.4, v[1], v[2] - 0.3]).collect();
     trio.update(&moved);
-    assert!(
-        !is_resident(&trio.auto, mesh),
-        "evicted: its last batch ran on the CPU"
-    );
-    assert_eq!(trio.run(&all, false, &mut results), BackendKind::Gpu);
-    assert!(is_resident(&trio.auto, mesh));
-    // Moved after a GPU batch: the resident copy follows, and both paths answer for the new positions.
-    let back: Vec<[f32; 3]> = moved
-        .iter()
-        .map(|v| [v[0] - 0.1, v[1] + 0.2, v[2]])
-        .collect();
-    trio.update(&back);
-    assert!(
-        is_resident(&trio.auto, mesh),
-        "kept: its last batch ran on the GPU"
-    );
+    assert_eq!(pending_upload(&trio.auto, mesh), Some(p.len()), "all moved");
+    assert_eq!(trio.run(&all[..1], false, &mut results), BackendKind::Cpu);
+    // A few vertices moved again: still one upload of what moved, at the next GPU batch.
+    let mut back = moved.clone();
+    for v in &mut back[10..20] {
+        v[2] += 0.01;
+    }
+    for (c, id) in [&trio.auto, &trio.cpu, &trio.gpu].iter().zip(trio.ids) {
+        c.update_positions(id, 10, &back[10..20]).unwrap();
+    }
+    assert_eq!(pending_upload(&trio.auto, mesh), Some(p.len()));
     assert_eq!(trio.run(&all, true, &mut results), BackendKind::Gpu);
+    assert_eq!(pending_upload(&trio.auto, mesh), Some(0), "uploaded");
     assert_eq!(trio.run(&all[..1], true, &mut results), BackendKind::Cpu);
 }
 

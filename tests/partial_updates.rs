@@ -180,3 +180,37 @@ fn updates_across_chunks_and_blocks_answer_as_fresh_meshes() {
         );
     }
 }
+
+/// Updates between two batches are only marked on the device; the next batch uploads the blocks they moved,
+/// once, from the mesh as it is then, and answers as a fresh mesh.
+#[test]
+fn updates_between_batches_are_uploaded_by_the_next_one() {
+    let (positions, triangles) = sheet(101);
+    for backend in common::backends() {
+        let ctx = common::context(backend, 2);
+        let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
+        let mut reference = positions.clone();
+        assert_holds(&ctx, mesh, &reference, &triangles, "uploaded");
+        // Twenty updates without a query: two ranges far apart, the second (under a tool) moved sideways again
+        // and again.
+        for k in 0..20 {
+            let range = if k == 0 { 0..10 } else { 5500..5700 };
+            let moved: Vec<[f32; 3]> = reference[range.clone()]
+                .iter()
+                .map(|p| [p[0] + 0.05, p[1], p[2] + 0.01])
+                .collect();
+            ctx.update_positions(mesh, range.start as u32, &moved)
+                .unwrap();
+            reference[range].copy_from_slice(&moved);
+        }
+        if backend == trocar::BackendKind::Gpu {
+            // Blocks of 4,096 vertices: the first two of three.
+            let pending = trocar::internals::pending_upload(&ctx, mesh);
+            assert_eq!(pending, Some(2 * 4096));
+        }
+        assert_holds(&ctx, mesh, &reference, &triangles, &format!("{backend:?}"));
+        if backend == trocar::BackendKind::Gpu {
+            assert_eq!(trocar::internals::pending_upload(&ctx, mesh), Some(0));
+        }
+    }
+}

@@ -1,8 +1,10 @@
 //! Each mesh's persistent device copy: packed positions and the index buffer, updated in place.
 //!
-//! The CPU copy in the context stays the source of truth. Uploads go through `Queue::write_buffer`, which wgpu
-//! orders before the next submission and after the ones already made, so a batch in flight keeps the positions
-//! it was submitted with.
+//! The CPU copy in the context stays the source of truth. A position update only marks the blocks of vertices
+//! it moved; the next batch on the mesh uploads those blocks from the CPU copy as it is then ([`GpuMesh::flush`]),
+//! so any number of updates between two GPU batches costs one upload, and none while the mesh's queries run on
+//! the CPU. Uploads go through `Queue::write_buffer`, which wgpu orders before the next submission and after the
+//! ones already made, so a batch in flight keeps the positions it was submitted with.
 
 use super::device::Gpu;
 use crate::error::{Error, ErrorKind, Result};
@@ -26,7 +28,15 @@ pub struct GpuMesh {
     pub triangle_count: u32,
     /// An upload failed: the next query uploads the whole mesh again (or reports why it cannot).
     pub stale: bool,
+    /// Blocks of [`DIRTY_BLOCK`] vertices moved since the last upload, one bit each.
+    dirty: Vec<u64>,
 }
+
+/// Vertices per bit of [`GpuMesh`]'s moved-blocks mask: an update of a few vertices uploads 48 KB.
+const DIRTY_BLOCK: usize = 4096;
+/// Vertices from which a batch's upload is split between the backend's threads (each writes its own part of
+/// wgpu's staging memory).
+const PARALLEL_UPLOAD: usize = 1 << 16;
 
 /// Bytes of `count` items of `size` bytes, refused when the device cannot bind that much.
 fn bytes(gpu: &Gpu, count: usize, size: u64, what: &str) -> Result<u64> {
@@ -104,6 +114,36 @@ fn upload_positions(
     true
 }
 
+/// Uploads vertices `range`, split into one part per thread of `pool` when the range is large; false if wgpu
+/// refused a write.
+fn upload_range(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    mesh: &Mesh,
+    range: std::ops::Range<usize>,
+    pool: Option<&rayon::ThreadPool>,
+) -> bool {
+    let pool = pool.filter(|_| range.len() >= PARALLEL_UPLOAD);
+    let Some(pool) = pool else {
+        return upload_positions(gpu, buffer, mesh, range.start, range.len());
+    };
+    let parts = pool.current_num_threads().max(1);
+    let per = range.len().div_ceil(parts).next_multiple_of(UPLOAD_BLOCK);
+    let ok = std::sync::atomic::AtomicBool::new(true);
+    pool.scope(|scope| {
+        for first in range.clone().step_by(per) {
+            let count = per.min(range.end - first);
+            let ok = &ok;
+            scope.spawn(move |_| {
+                if !upload_positions(gpu, buffer, mesh, first, count) {
+                    ok.store(false, std::sync::atomic::Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    ok.into_inner()
+}
+
 /// Packs x, y, z arrays into `out` as x, y, z triples.
 #[multiversion(targets("x86_64+avx2", "aarch64+neon"))]
 fn interleave(axes: [&[f32]; 3], out: &mut [[f32; 3]]) {
@@ -146,14 +186,55 @@ impl GpuMesh {
             vertex_count: mesh.vertex_count() as u32,
             triangle_count: mesh.triangle_count() as u32,
             stale: !uploaded,
+            dirty: vec![0; mesh.vertex_count().div_ceil(DIRTY_BLOCK).div_ceil(64)],
         })
     }
 
-    /// Uploads vertices `first .. first + count` only.
-    pub fn update_positions(&mut self, gpu: &Gpu, mesh: &Mesh, first: usize, count: usize) {
-        if !self.stale && !upload_positions(gpu, &self.positions, mesh, first, count) {
-            self.stale = true;
+    /// Marks vertices `first .. first + count` as moved; the next batch on the mesh uploads them.
+    pub fn update_positions(&mut self, first: usize, count: usize) {
+        if count == 0 {
+            return;
         }
+        for block in first / DIRTY_BLOCK..=(first + count - 1) / DIRTY_BLOCK {
+            self.dirty[block / 64] |= 1 << (block % 64);
+        }
+    }
+
+    /// The moved vertices' ranges, one per run of moved blocks.
+    fn moved(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        let vertices = self.vertex_count as usize;
+        let set = |b: usize| self.dirty[b / 64] & (1 << (b % 64)) != 0;
+        let blocks = vertices.div_ceil(DIRTY_BLOCK);
+        let mut b = 0;
+        std::iter::from_fn(move || {
+            while b < blocks && !set(b) {
+                b += 1;
+            }
+            let start = b;
+            while b < blocks && set(b) {
+                b += 1;
+            }
+            (start < b).then(|| start * DIRTY_BLOCK..(b * DIRTY_BLOCK).min(vertices))
+        })
+    }
+
+    /// Vertices the next batch uploads.
+    pub fn pending_vertices(&self) -> usize {
+        self.moved().map(|r| r.len()).sum()
+    }
+
+    /// Uploads the moved vertices from `mesh` (on `pool`'s threads when there are many).
+    pub fn flush(&mut self, gpu: &Gpu, mesh: &Mesh, pool: Option<&rayon::ThreadPool>) {
+        if self.dirty.iter().all(|&w| w == 0) {
+            return;
+        }
+        if !self.stale {
+            let uploaded = self
+                .moved()
+                .all(|range| upload_range(gpu, &self.positions, mesh, range, pool));
+            self.stale = !uploaded;
+        }
+        self.dirty.fill(0);
     }
 
     /// Replaces the index buffer's contents, growing it when the new list does not fit.

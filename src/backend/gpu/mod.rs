@@ -1,8 +1,8 @@
 //! The wgpu backend: the paper's GL_SELECT/GL_FEEDBACK pass as compute shaders (`clip_select.wgsl`).
 //!
 //! A mesh is uploaded by the first batch that asks about it and lives on the device from then on
-//! (`mesh_buffers`); a position update of a resident mesh uploads only the vertices it moved, one of a mesh not
-//! yet resident does nothing here. A batch — any number of tools on any number of meshes — is one submission:
+//! (`mesh_buffers`); a position update only marks what it moved, and the next batch on the mesh uploads those
+//! vertices (so updates cost the CPU copy alone, and any number of them between two batches one upload). A batch — any number of tools on any number of meshes — is one submission:
 //! per mesh, an outcode dispatch, the trivial reject by blocks, the evaluation of the survivors and prefix-sum
 //! compaction, so the hit records and feedback polygons leave the device grouped by query and ordered by
 //! triangle. The records are read back, copied query by query, and handed out through the same
@@ -59,8 +59,8 @@ impl GpuBackend {
     }
 
     /// The device copy of mesh `id`, uploaded now if it is not resident (first use, or a newer mesh in its
-    /// slot). Called by a batch holding the mesh's read lock and `table` (this backend's `meshes`), in that
-    /// order; a stale copy is refreshed.
+    /// slot), else with the vertices moved since the last batch uploaded. Called by a batch holding the mesh's
+    /// read lock and `table` (this backend's `meshes`), in that order; a stale copy is uploaded again.
     fn resident<'t>(
         &self,
         table: &'t mut Vec<Option<GpuMesh>>,
@@ -76,7 +76,10 @@ impl GpuBackend {
         }
         let entry = &mut table[slot];
         match entry {
-            Some(m) if m.generation == id.generation => m.refresh(&self.gpu, mesh)?,
+            Some(m) if m.generation == id.generation => {
+                m.flush(&self.gpu, mesh, self.pool());
+                m.refresh(&self.gpu, mesh)?;
+            }
             _ => {
                 // Drop an older mesh's copy first, so both never hold device memory at once.
                 *entry = None;
@@ -91,14 +94,22 @@ impl GpuBackend {
         self.meshes.lock().iter().filter(|m| m.is_some()).count()
     }
 
-    /// Whether mesh `id` has a copy on the device.
-    pub fn is_resident(&self, id: MeshId) -> bool {
+    /// Vertices of mesh `id` its next batch uploads (moved since the last one); `None` when the mesh has no
+    /// copy on the device (the batch uploads all of it).
+    pub fn pending_upload(&self, id: MeshId) -> Option<usize> {
         let slot = (id.index1 - 1) as usize;
         self.meshes
             .lock()
             .get(slot)
             .and_then(Option::as_ref)
-            .is_some_and(|m| m.generation == id.generation)
+            .filter(|m| m.generation == id.generation)
+            .map(|m| {
+                if m.stale {
+                    m.vertex_count as usize
+                } else {
+                    m.pending_vertices()
+                }
+            })
     }
 
     /// The scratch of `scratch` for this device, made on first use.
@@ -139,9 +150,7 @@ impl Backend for GpuBackend {
             return Ok(());
         };
         match change {
-            MeshChange::Positions { first, count } => {
-                device_mesh.update_positions(&self.gpu, mesh, first, count)
-            }
+            MeshChange::Positions { first, count } => device_mesh.update_positions(first, count),
             MeshChange::Triangles => {
                 if device_mesh.set_triangles(&self.gpu, mesh).is_err() {
                     // Out of device memory: the next query tries again and reports it if it still fails.
