@@ -251,9 +251,16 @@ int main(int argc, char **argv) {
         trocar::MeshCounts mc = ctx.counts(mesh);
         check(mc.vertices == nv && mc.triangles == nt, "Context::counts");
 
-        trocar::Results res(ctx), batch_res(ctx), async_res(ctx);
+        trocar::Results res(ctx), batch_res(ctx), async_res(ctx), hits_only_res(ctx);
         TrocarResults *raw_res = nullptr;
         c_ok(trocar_results_create(ctx.get(), &raw_res), "trocar_results_create");
+        // No batch has run into res yet: the C call's OUT_OF_RANGE, with the library's message.
+        expect_error(TROCAR_ERROR_OUT_OF_RANGE, "Results::backend before any batch", [&] { (void)res.backend(); });
+        try {
+            (void)batch_res.backend();
+        } catch (const trocar::Error &e) {
+            check(!e.library_message().empty(), "Results::backend's error carries the library's message");
+        }
 
         // Scene: centroid, bounding box, the trocar 8 cm above the liver's top.
         float lo[3] = {rest[0], rest[1], rest[2]}, hi[3] = {rest[0], rest[1], rest[2]}, c[3] = {0, 0, 0};
@@ -305,6 +312,7 @@ int main(int argc, char **argv) {
                 c_ok(trocar_query_static(ctx.get(), raw_mesh, &tool_up, vol, raw_res), "trocar_query_static");
                 Answer w = wrapped_answer(res, 0), r = raw_answer(raw_res, 0);
                 check(res.query_count() == 1, "query_count after query_static");
+                check(res.backend() == TROCAR_BACKEND_CPU, "Results::backend after query_static" + tag);
                 check(same_answer(w, r), "static answers differ" + tag);
                 total_hits += w.hits.size();
                 if (!viewed && !w.hits.empty() && !w.feedback.empty()) {
@@ -343,13 +351,36 @@ int main(int argc, char **argv) {
             c_ok(trocar_query_batch(ctx.get(), raw_qs.data(), static_cast<std::uint32_t>(raw_qs.size()), raw_res),
                  "trocar_query_batch");
             check(batch_res.query_count() == qs.size(), "batch query_count");
+            check(batch_res.backend() == TROCAR_BACKEND_CPU, "Results::backend after a batch on a CPU context");
             for (std::uint32_t i = 0; i < qs.size(); ++i)
                 check(same_answer(wrapped_answer(batch_res, i), raw_answer(raw_res, i)),
                       "batch answer " + std::to_string(i) + " differs, step " + std::to_string(step));
 
+            // The same queries from make_query, hits only: the full batch's hits without polygons.
+            std::vector<TrocarQuery> hq;
+            for (std::size_t i = 0; i < qs.size(); ++i) {
+                TrocarQuery q = i % 2 ? trocar::make_query(mesh, qs[i].tool, tip, qs[i].volume, true)
+                                      : trocar::make_query(mesh, qs[i].tool, qs[i].volume, true);
+                check(trocar::same_mesh(q.mesh, qs[i].mesh) && q.dynamic == qs[i].dynamic &&
+                          q.volume == qs[i].volume && q.hits_only == 1 &&
+                          std::memcmp(&q.tool, &qs[i].tool, sizeof q.tool) == 0 &&
+                          (!q.dynamic || std::memcmp(q.new_tip, qs[i].new_tip, sizeof q.new_tip) == 0),
+                      "make_query's fields, query " + std::to_string(i));
+                hq.push_back(q);
+            }
+            hits_only_res.batch(ctx, hq);
+            for (std::uint32_t i = 0; i < hq.size(); ++i) {
+                Answer h = wrapped_answer(hits_only_res, i), full = wrapped_answer(batch_res, i);
+                for (TrocarHit &x : full.hits) x.feedback_first = x.feedback_count = 0;
+                full.feedback.clear();
+                check(same_answer(h, full), "hits-only answer " + std::to_string(i) + " differs, step " +
+                                                std::to_string(step));
+            }
+
             if (step % 2) async_res.submit(ctx, qs);
             else async_res.submit(ctx, qs.data(), static_cast<std::uint32_t>(qs.size()));
             bool was_pending = async_res.pending();  // CPU: the work is done in submit; the batch is still uncollected
+            check(async_res.backend() == TROCAR_BACKEND_CPU, "Results::backend of a submitted batch");
             async_res.wait(ctx);
             check(!async_res.pending(), "not pending after wait");
             (void)was_pending;
@@ -414,6 +445,8 @@ int main(int argc, char **argv) {
         check(!res && static_cast<bool>(moved) && res.get() == nullptr, "Results move construction");
         expect_error(TROCAR_ERROR_NULL_POINTER, "query on a moved-from Results",
                      [&] { res.query_static(ctx, mesh, good); });
+        expect_error(TROCAR_ERROR_NULL_POINTER, "backend of a moved-from Results", [&] { (void)res.backend(); });
+        check(moved.backend() == TROCAR_BACKEND_CPU, "a moved Results keeps its backend");
         moved.query_static(ctx, mesh, good);
         check(moved.query_count() == 1, "moved Results still works");
         res = std::move(moved);
@@ -431,8 +464,21 @@ int main(int argc, char **argv) {
         check(raw_ctx != nullptr && !other, "Context::release");
         trocar_context_destroy(raw_ctx);
         trocar::Context default_ctx;  // default def: TROCAR_BACKEND_AUTO
-        check(default_ctx.backend() == TROCAR_BACKEND_CPU || default_ctx.backend() == TROCAR_BACKEND_GPU,
-              "default-constructed Context");
+        // AUTO: the CPU without a hardware GPU, AUTO when it holds both; its results say which one ran a batch.
+        const TrocarBackend auto_backend = default_ctx.backend();
+        check(auto_backend == TROCAR_BACKEND_CPU || auto_backend == TROCAR_BACKEND_AUTO,
+              "default-constructed Context's backend");
+        {
+            trocar::Results auto_res(default_ctx);
+            expect_error(TROCAR_ERROR_OUT_OF_RANGE, "Results::backend before any batch (AUTO)",
+                         [&] { (void)auto_res.backend(); });
+            TrocarMeshId auto_mesh = default_ctx.create_mesh(rest, tri);
+            auto_res.batch(default_ctx, std::vector<TrocarQuery>(1, trocar::make_query(auto_mesh, good)));
+            const TrocarBackend ran = auto_res.backend();
+            check(ran == TROCAR_BACKEND_CPU || ran == TROCAR_BACKEND_GPU, "an AUTO batch ran on the CPU or the GPU");
+            check(auto_backend != TROCAR_BACKEND_CPU || ran == TROCAR_BACKEND_CPU,
+                  "an AUTO context on the CPU runs its batches there");
+        }
 
         trocar_results_destroy(raw_res);
     } catch (const trocar::Error &e) {

@@ -145,6 +145,27 @@ inline TrocarTool make_tool(const std::array<float, 3> &entry, const std::array<
     return t;
 }
 
+/// A static query of `mesh` by `tool` (the other fields as trocar_default_query()); with `hits_only`, its hits
+/// carry no feedback polygons.
+inline TrocarQuery make_query(TrocarMeshId mesh, const TrocarTool &tool, TrocarVolume volume = TROCAR_VOLUME_CAPSULE,
+                              bool hits_only = false) noexcept {
+    TrocarQuery q = trocar_default_query();
+    q.mesh = mesh;
+    q.tool = tool;
+    q.volume = volume;
+    q.hits_only = hits_only ? 1u : 0u;
+    return q;
+}
+
+/// A dynamic query: as make_query, with the tip moving linearly from tool.tip to `new_tip` over the step.
+inline TrocarQuery make_query(TrocarMeshId mesh, const TrocarTool &tool, const std::array<float, 3> &new_tip,
+                              TrocarVolume volume = TROCAR_VOLUME_CAPSULE, bool hits_only = false) noexcept {
+    TrocarQuery q = make_query(mesh, tool, volume, hits_only);
+    q.dynamic = 1;
+    for (std::size_t k = 0; k < 3; ++k) q.new_tip[k] = new_tip[k];
+    return q;
+}
+
 /// True for the all-zero null mesh id.
 inline bool is_null(const TrocarMeshId &id) noexcept {
     return id.index1 == 0 && id.context == 0 && id.generation == 0;
@@ -302,7 +323,8 @@ public:
     /// True while this object holds a context.
     explicit operator bool() const noexcept { return ctx_ != nullptr; }
 
-    /// The backend the context runs on (TROCAR_BACKEND_CPU or TROCAR_BACKEND_GPU).
+    /// The backend the context runs on: TROCAR_BACKEND_CPU or TROCAR_BACKEND_GPU, or TROCAR_BACKEND_AUTO for an
+    /// AUTO context holding both (Results::backend says which one ran a batch).
     TrocarBackend backend() const noexcept { return trocar_context_backend(ctx_); }
     /// The name of the context's device.
     std::string device_name() const {
@@ -440,6 +462,14 @@ public:
         std::uint32_t p = 0;
         check(trocar_results_is_pending(res_, &p), "trocar_results_is_pending");
         return p != 0;
+    }
+    /// The backend that ran the last batch or query into this object: TROCAR_BACKEND_CPU or TROCAR_BACKEND_GPU,
+    /// never TROCAR_BACKEND_AUTO (an AUTO context chooses per batch); readable while a batch is pending. Throws
+    /// TROCAR_ERROR_OUT_OF_RANGE before the first batch (or after one the backend failed).
+    TrocarBackend backend() const {
+        TrocarBackend b = TROCAR_BACKEND_AUTO;
+        check(trocar_results_backend(res_, &b), "trocar_results_backend");
+        return b;
     }
     /// Number of queries the last run answered.
     std::uint32_t query_count() const {
