@@ -381,11 +381,17 @@ class LiverTest(unittest.TestCase):
         singles = [run_pose(self.ctx, self.mesh, self.res, p) for p in poses]
         queries = [trocar.Context.make_query(self.mesh, p.tool(), p.new_tip, p.volume) for p in poses]
         with self.ctx.results() as batch:
+            with self.assertRaises(trocar.TrocarError) as cm:  # no batch has run into it yet
+                batch.backend
+            self.assertEqual(cm.exception.status, trocar.ERROR_OUT_OF_RANGE)
+            self.assertTrue(cm.exception.message)
             self.ctx.query_batch(queries, batch)
             self.assertEqual(batch.query_count, len(poses))
+            self.assertEqual(batch.backend, trocar.BACKEND_CPU)
             for i, want in enumerate(singles):
                 self.assertEqual(batch.hits(i), want)
             self.ctx.query_submit(queries, batch)
+            self.assertEqual(batch.backend, trocar.BACKEND_CPU)  # readable while pending
             self.ctx.wait(batch)
             self.assertFalse(batch.pending)
             for i, want in enumerate(singles):
@@ -399,6 +405,22 @@ class LiverTest(unittest.TestCase):
             for i, want in enumerate(singles):
                 self.assertEqual(batch.hits(i), [h._replace(feedback_first=0, feedback_count=0) for h in want])
                 self.assertEqual(batch.feedback(i), [])
+
+    def test_results_backend_on_an_auto_context(self):
+        # AUTO: the CPU without a hardware GPU, AUTO when it holds both; a batch runs on the CPU or the GPU.
+        pose = liver_poses(self.liver)[0]
+        with trocar.Context(backend=trocar.BACKEND_AUTO) as ctx, ctx.results() as res:
+            self.assertIn(ctx.backend, (trocar.BACKEND_CPU, trocar.BACKEND_AUTO))
+            with self.assertRaises(trocar.TrocarError) as cm:
+                res.backend
+            self.assertEqual(cm.exception.status, trocar.ERROR_OUT_OF_RANGE)
+            mesh = ctx.mesh_create(self.liver.rest, self.liver.tri)
+            ctx.query_batch([trocar.Context.make_query(mesh, pose.tool(), pose.new_tip, pose.volume)], res)
+            self.assertIn(res.backend, (trocar.BACKEND_CPU, trocar.BACKEND_GPU))
+            if ctx.backend == trocar.BACKEND_CPU:
+                self.assertEqual(res.backend, trocar.BACKEND_CPU)
+        with self.assertRaises(ValueError):  # closed
+            res.backend
 
     def test_feedback_view(self):
         self.set_scale(1.0)

@@ -328,6 +328,7 @@ def _declare(lib):
         "trocar_results_create": (ctypes.c_uint32, [ctx_p, ctypes.POINTER(res_p)]),
         "trocar_results_destroy": (None, [res_p]),
         "trocar_results_query_count": (ctypes.c_uint32, [res_p, c_u32_p]),
+        "trocar_results_backend": (ctypes.c_uint32, [res_p, c_u32_p]),
         "trocar_results_hits": (
             ctypes.c_uint32,
             [res_p, ctypes.c_uint32, ctypes.POINTER(ctypes.POINTER(Hit)), c_u32_p],
@@ -527,6 +528,8 @@ class Context(_Handle):
 
     @property
     def backend(self):
+        """BACKEND_CPU or BACKEND_GPU, or BACKEND_AUTO for an AUTO context holding both (then each results
+        object's backend says which one ran its batch)."""
         return _lib.trocar_context_backend(self._h())
 
     @property
@@ -676,6 +679,15 @@ class Results(_Handle):
         n = ctypes.c_uint32()
         _check(_lib.trocar_results_query_count(self._h(), ctypes.byref(n)), "trocar_results_query_count")
         return n.value
+
+    @property
+    def backend(self):
+        """The backend that ran the last batch or query into this object: BACKEND_CPU or BACKEND_GPU, never
+        BACKEND_AUTO; readable while a batch is pending. Raises TrocarError ERROR_OUT_OF_RANGE before the first
+        batch (or after one the backend failed)."""
+        b = ctypes.c_uint32()
+        _check(_lib.trocar_results_backend(self._h(), ctypes.byref(b)), "trocar_results_backend")
+        return b.value
 
     @property
     def pending(self):
