@@ -240,6 +240,7 @@ namespace Trocar
         [DllImport(Lib)] public static extern TrocarStatus trocar_results_create(TrocarContextHandle ctx, out TrocarResultsHandle results);
         [DllImport(Lib)] public static extern void trocar_results_destroy(IntPtr results);
         [DllImport(Lib)] public static extern TrocarStatus trocar_results_query_count(TrocarResultsHandle results, out uint count);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_results_backend(TrocarResultsHandle results, out TrocarBackend backend);
         [DllImport(Lib)] public static extern TrocarStatus trocar_results_hits(TrocarResultsHandle results, uint queryIndex, out TrocarHit* hits, out uint count);
         [DllImport(Lib)] public static extern TrocarStatus trocar_results_feedback(TrocarResultsHandle results, uint queryIndex, out float* xyz, out uint vertexCount);
         [DllImport(Lib)] public static extern TrocarStatus trocar_results_wait(TrocarContextHandle ctx, TrocarResultsHandle results);
@@ -392,6 +393,8 @@ namespace Trocar
 
         public void Dispose() { Handle.Dispose(); }
 
+        /// <summary>Cpu or Gpu, or Auto for an Auto context holding both (TrocarResults.Backend then says which one
+        /// ran a batch).</summary>
         public TrocarBackend Backend { get { return Native.trocar_context_backend(Handle); } }
 
         public string DeviceName
@@ -653,6 +656,19 @@ namespace Trocar
                 uint n;
                 Native.Check(Native.trocar_results_query_count(Handle, out n), "trocar_results_query_count");
                 return n;
+            }
+        }
+
+        /// <summary>The backend that ran the last batch or query into this object: Cpu or Gpu, never Auto; readable
+        /// while a batch is pending. Throws TrocarException ErrorOutOfRange before the first batch (or after one the
+        /// backend failed).</summary>
+        public TrocarBackend Backend
+        {
+            get
+            {
+                TrocarBackend b;
+                Native.Check(Native.trocar_results_backend(Handle, out b), "trocar_results_backend");
+                return b;
             }
         }
 

@@ -341,6 +341,51 @@ static class TrocarTest
         }
     }
 
+    // The status TrocarResults.Backend throws (Ok when it answers); a refusal must carry the library's message.
+    static TrocarStatus BackendStatus(TrocarResults res)
+    {
+        try
+        {
+            TrocarBackend b = res.Backend;
+            Check(b == TrocarBackend.Cpu || b == TrocarBackend.Gpu, "results backend {0}", b);
+            return TrocarStatus.Ok;
+        }
+        catch (TrocarException e)
+        {
+            Check(e.LibraryMessage.Length > 0, "results backend {0}: no library message", e.Status);
+            return e.Status;
+        }
+    }
+
+    // An Auto context: Cpu without a hardware GPU, Auto when it holds both; a batch ran on the Cpu or the Gpu,
+    // the Cpu when the context runs there.
+    static void TestAutoBackend(float[] rest, uint[] tri)
+    {
+        using (var ctx = new TrocarContext(TrocarBackend.Auto))
+        using (var res = ctx.CreateResults())
+        {
+            TrocarBackend held = ctx.Backend;
+            Check(held == TrocarBackend.Cpu || held == TrocarBackend.Auto, "Auto context's backend {0}", held);
+            TrocarStatus before = BackendStatus(res);
+            Check(before == TrocarStatus.ErrorOutOfRange, "Auto: results backend before any batch: {0}", before);
+            TrocarMeshId mesh = ctx.CreateMesh(rest, tri);
+            float x = 0, y = float.MinValue, z = 0;
+            for (int i = 0; i < rest.Length; i += 3)
+            {
+                x += rest[i] * 3 / rest.Length;
+                y = Math.Max(y, rest[i + 1]);
+                z += rest[i + 2] * 3 / rest.Length;
+            }
+            var tool = new TrocarTool(new TrocarVec3(x, y + 8, z), new TrocarVec3(x, y - 1, z), 0.25f);
+            var q = new TrocarQuery[] { TrocarContext.MakeQuery(mesh, tool, false, tool.Tip, TrocarVolume.Capsule) };
+            ctx.QueryBatch(q, res);
+            Check(res.Hits().Length > 0, "Auto: the tool through the liver's top hits nothing");
+            TrocarBackend ran = res.Backend;
+            Check(ran == TrocarBackend.Cpu || ran == TrocarBackend.Gpu, "Auto: a batch ran on {0}", ran);
+            Check(held != TrocarBackend.Cpu || ran == TrocarBackend.Cpu, "Auto on the Cpu: a batch ran on {0}", ran);
+        }
+    }
+
     static int Main(string[] args)
     {
         if (args.Length < 2)
@@ -453,10 +498,14 @@ static class TrocarTest
                 queries[i] = TrocarContext.MakeQuery(mesh, last[i].Tool, last[i].Dynamic, last[i].NewTip, last[i].Volume);
             using (var batch = ctx.CreateResults())
             {
+                TrocarStatus before = BackendStatus(batch);
+                Check(before == TrocarStatus.ErrorOutOfRange, "results backend before any batch: {0}", before);
                 ctx.QueryBatch(queries, batch);
                 Check(batch.QueryCount == last.Count, "batch answered {0} queries", batch.QueryCount);
+                Check(batch.Backend == TrocarBackend.Cpu, "results backend after a batch: {0}", batch.Backend);
                 for (int i = 0; i < last.Count; i++) Compare("batch " + last[i].Label, batch, (uint)i, last[i]);
                 ctx.Submit(queries, batch);
+                Check(batch.Backend == TrocarBackend.Cpu, "results backend while pending: {0}", batch.Backend);
                 ctx.Wait(batch);
                 Check(!batch.IsPending, "pending after the wait");
                 for (int i = 0; i < last.Count; i++) Compare("submitted " + last[i].Label, batch, (uint)i, last[i]);
@@ -506,6 +555,7 @@ static class TrocarTest
 
         TestCcd(args[0]);
         TestTracker(rest, tri);
+        TestAutoBackend(rest, tri);
 
         if (s_failures > 0)
         {
