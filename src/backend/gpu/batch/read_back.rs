@@ -114,7 +114,7 @@ impl GpuScratch {
         // batch takes one round trip, and a few kilobytes more over the bus cost less than a second trip.
         self.expected_hits = hits.saturating_mul(2).max(256);
         self.expected_feedback = feedback.saturating_mul(2).max(2048);
-        // Many hits spread over several queries are copied into them on the context's threads.
+        // Many hits spread over several queries are checked and copied into them on the context's threads.
         let pool = if hits >= PARALLEL_HITS && outputs.len() > 1 {
             backend.pool()
         } else {
