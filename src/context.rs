@@ -227,7 +227,12 @@ impl Context {
     pub fn update_positions(&self, id: MeshId, first: u32, positions: &[[f32; 3]]) -> Result<()> {
         let table = self.meshes.table();
         let mut mesh = table.get(id)?.write();
-        mesh.update_positions(first as usize, positions)?;
+        // A small update never wakes (or, on the GPU backend, starts) a pool.
+        let backend = self.backend();
+        let pool = (positions.len() >= crate::mesh::PARALLEL_MIN_VERTICES)
+            .then(|| backend.pool())
+            .flatten();
+        mesh.update_positions_in(first as usize, positions, pool)?;
         let change = MeshChange::Positions {
             first: first as usize,
             count: positions.len(),

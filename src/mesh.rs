@@ -7,9 +7,10 @@
 use crate::error::{Error, Result};
 use crate::geometry::{MAX_COORDINATE, in_range};
 use crate::haptic::view::{Columns, HapticLink, HapticView};
-use crate::mesh_motion::Motion;
+use crate::mesh_motion::{Motion, MotionSlice};
 use glam::Vec3;
 use multiversion::multiversion;
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// A triangle mesh: vertex positions and triangles. The library's own copy of the caller's data.
@@ -98,11 +99,24 @@ impl Mesh {
     }
 
     /// Overwrites vertices `first .. first + positions.len()`; nothing changes unless all of it is valid.
+    #[cfg(test)]
+    pub(crate) fn update_positions(&mut self, first: usize, positions: &[[f32; 3]]) -> Result<()> {
+        self.update_positions_in(first, positions, None)
+    }
+
+    /// Overwrites vertices `first .. first + positions.len()`; nothing changes unless all of it is valid.
     ///
     /// The whole input is validated first (one branch-free pass), then copied chunk by chunk: each chunk's
     /// start-of-step positions are saved, its largest move measured for a haptic mirror, and its coordinates
-    /// scattered while its source and destination are in cache.
-    pub(crate) fn update_positions(&mut self, first: usize, positions: &[[f32; 3]]) -> Result<()> {
+    /// scattered while its source and destination are in cache. An update of at least
+    /// [`PARALLEL_MIN_VERTICES`] runs both passes, and the haptic mirror's copy, over `pool` (one thread
+    /// cannot copy at memory speed); chunks are the same either way, so the results are too.
+    pub(crate) fn update_positions_in(
+        &mut self,
+        first: usize,
+        positions: &[[f32; 3]],
+        pool: Option<&rayon::ThreadPool>,
+    ) -> Result<()> {
         let end = first
             .checked_add(positions.len())
             .filter(|&e| e <= self.vertex_count());
@@ -113,7 +127,9 @@ impl Mesh {
                 self.vertex_count()
             )));
         };
-        check_positions(positions, first)?;
+        let pool = pool
+            .filter(|p| positions.len() >= PARALLEL_MIN_VERTICES && p.current_num_threads() > 1);
+        check_positions_in(pool, positions, first)?;
         let mirrored = self.haptic.in_use().is_some();
         self.motion.begin_update();
         // An update of every vertex on a fresh step: the current arrays become the step's start positions.
@@ -122,36 +138,38 @@ impl Mesh {
             && self
                 .motion
                 .take_whole([&mut self.xs, &mut self.ys, &mut self.zs]);
-        let mut largest_move = 0.0f64;
-        let axes = [
+        let [xs, ys, zs] = [
             &mut self.xs[first..end],
             &mut self.ys[first..end],
             &mut self.zs[first..end],
         ];
-        let [xs, ys, zs] = axes.map(|axis| axis.chunks_mut(UPDATE_CHUNK));
-        for (k, (((src, xs), ys), zs)) in positions
-            .chunks(UPDATE_CHUNK)
-            .zip(xs)
-            .zip(ys)
-            .zip(zs)
-            .enumerate()
-        {
-            let at = first + k * UPDATE_CHUNK;
-            let old = if exchanged {
-                self.motion.starts(at..at + src.len())
-            } else {
-                let old = [&*xs, &*ys, &*zs];
-                self.motion.save(at, old);
-                old
-            };
-            if mirrored {
-                largest_move = largest_move.max(largest_square_move(src, old));
-            }
-            scatter(src, [xs, ys, zs]);
-        }
+        let motion = self.motion.slice(first..end);
+        let chunk = |((((src, xs), ys), zs), motion)| {
+            update_chunk(src, [xs, ys, zs], motion, exchanged, mirrored)
+        };
+        let largest_move = match pool {
+            None => positions
+                .chunks(UPDATE_CHUNK)
+                .zip(xs.chunks_mut(UPDATE_CHUNK))
+                .zip(ys.chunks_mut(UPDATE_CHUNK))
+                .zip(zs.chunks_mut(UPDATE_CHUNK))
+                .zip(motion.chunks(UPDATE_CHUNK))
+                .map(chunk)
+                .fold(0.0f64, f64::max),
+            Some(pool) => pool.install(|| {
+                positions
+                    .par_chunks(UPDATE_CHUNK)
+                    .zip(xs.par_chunks_mut(UPDATE_CHUNK))
+                    .zip(ys.par_chunks_mut(UPDATE_CHUNK))
+                    .zip(zs.par_chunks_mut(UPDATE_CHUNK))
+                    .zip(motion.par_chunks(UPDATE_CHUNK))
+                    .map(chunk)
+                    .reduce(|| 0.0f64, f64::max)
+            }),
+        };
         if let Some(view) = self.haptic.in_use() {
             view.mirror()
-                .write_moved(first, positions, largest_move.sqrt());
+                .write_moved(first, positions, largest_move.sqrt(), pool);
         }
         self.version += 1;
         Ok(())
@@ -197,6 +215,54 @@ fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
 
 /// Vertices an update copies per chunk: its source, destination and motion fit in a core's L1/L2 cache.
 const UPDATE_CHUNK: usize = 4096;
+
+/// Updates of fewer vertices stay on the calling thread: waking the pool would cost more than a second thread
+/// saves (a typical organ's few thousand vertices copy in microseconds).
+pub(crate) const PARALLEL_MIN_VERTICES: usize = 65_536;
+
+/// Coordinates validated per parallel work item.
+const VALIDATE_CHUNK: usize = 3 * 16 * UPDATE_CHUNK;
+
+/// One chunk of an update: saves its start-of-step positions (or, after an exchange, reads them from
+/// `motion`), measures its largest squared move when `mirrored`, and writes `src` into `dst`.
+fn update_chunk(
+    src: &[[f32; 3]],
+    dst: [&mut [f32]; 3],
+    mut motion: MotionSlice<'_>,
+    exchanged: bool,
+    mirrored: bool,
+) -> f64 {
+    let [xs, ys, zs] = dst;
+    let old = if exchanged {
+        motion.starts()
+    } else {
+        let old = [&*xs, &*ys, &*zs];
+        motion.save(old);
+        old
+    };
+    let largest = if mirrored {
+        largest_square_move(src, old)
+    } else {
+        0.0
+    };
+    scatter(src, [xs, ys, zs]);
+    largest
+}
+
+/// [`check_positions`], its fast pass split over `pool` when there is one.
+fn check_positions_in(
+    pool: Option<&rayon::ThreadPool>,
+    positions: &[[f32; 3]],
+    first: usize,
+) -> Result<()> {
+    if let Some(pool) = pool {
+        let coordinates: &[f32] = bytemuck::cast_slice(positions);
+        if pool.install(|| coordinates.par_chunks(VALIDATE_CHUNK).all(all_in_range)) {
+            return Ok(());
+        }
+    }
+    check_positions(positions, first)
+}
 
 /// Validates coordinates with one branch-free, vectorizable pass; the slow search for the culprit runs only
 /// when the pass finds one.
@@ -450,5 +516,159 @@ mod tests {
             assert_eq!(mirror, now, "step {step}");
             assert_eq!(travelled, travel, "step {step}");
         }
+    }
+
+    /// Every vertex of a haptic view's mirror as bit patterns, with its travel's bits and its version.
+    fn mirror_bits(view: &HapticView, n: usize) -> (Vec<[u32; 3]>, u64, u64) {
+        view.mirror()
+            .read(|s| {
+                let at = (0..n as u32).map(|v| s.get(v).to_array().map(f32::to_bits));
+                (at.collect(), s.travel().to_bits(), s.version())
+            })
+            .0
+    }
+
+    /// Positions and start-of-step positions as bit patterns.
+    fn position_bits(m: &Mesh) -> (Vec<[u32; 3]>, Vec<[u32; 3]>) {
+        let bits = |p: Vec3| p.to_array().map(f32::to_bits);
+        (0..m.vertex_count() as u32)
+            .map(|i| (bits(m.position(i)), bits(m.previous_position(i))))
+            .unzip()
+    }
+
+    fn pool(threads: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    }
+
+    /// Large updates split over a pool leave the same bits as on one thread: positions, start-of-step
+    /// positions, the motion's bookkeeping, and the haptic mirror (positions, travel, version), over whole and
+    /// partial updates on fresh and continued CCD steps, with and without a tracker; and they agree with a
+    /// brute-force model.
+    #[test]
+    fn parallel_updates_equal_serial_ones() {
+        const BIG: usize = PARALLEL_MIN_VERTICES;
+        let n = 3 * BIG + 5 * UPDATE_CHUNK + 77;
+        let pool = pool(4);
+        // (first, count, CCD read before it); count 0 means "up to the end".
+        let plan = [
+            (0, 0, false),
+            (1000, BIG + UPDATE_CHUNK + 1, false),
+            (0, 0, false),
+            (0, 0, true),
+            (5, 2 * BIG, true),
+            (BIG, 0, false),
+            (0, 0, false),
+            (3, 9, false),
+            (0, BIG + 1, true),
+            (n - BIG - 10, 0, false),
+            (7, BIG, false),
+        ];
+        for tracked in [false, true] {
+            let mut serial = long_mesh(n);
+            let mut parallel = serial.clone();
+            let views = tracked.then(|| {
+                (
+                    serial.haptic_view().unwrap(),
+                    parallel.haptic_view().unwrap(),
+                )
+            });
+            let mut now: Vec<Vec3> = (0..n as u32).map(|i| serial.position(i)).collect();
+            let mut start = now.clone();
+            for (step, &(first, count, read)) in plan.iter().enumerate() {
+                let when = format!("tracked {tracked}, step {step}");
+                if read {
+                    serial.mark_motion_read();
+                    parallel.mark_motion_read();
+                    start = now.clone();
+                }
+                let count = if count == 0 { n - first } else { count };
+                let new: Vec<[f32; 3]> = (0..count)
+                    .map(|k| {
+                        let t = (step * 131 + k) as f32 * 0.37;
+                        [
+                            t.sin() * 3.0,
+                            t.cos() - 0.5,
+                            (t * 0.1).sin() * 0.25 + step as f32,
+                        ]
+                    })
+                    .collect();
+                for (k, p) in new.iter().enumerate() {
+                    now[first + k] = Vec3::from(*p);
+                }
+                serial.update_positions_in(first, &new, None).unwrap();
+                parallel
+                    .update_positions_in(first, &new, Some(&pool))
+                    .unwrap();
+                assert_eq!(position_bits(&parallel), position_bits(&serial), "{when}");
+                assert!(parallel == serial, "{when}: the meshes' motion differs");
+                let (positions, starts): (Vec<Vec3>, Vec<Vec3>) = (0..n as u32)
+                    .map(|i| (parallel.position(i), parallel.previous_position(i)))
+                    .unzip();
+                assert!(positions == now, "{when}: positions");
+                assert!(starts == start, "{when}: start-of-step positions");
+                if let Some((a, b)) = &views {
+                    let mirror = mirror_bits(b, n);
+                    assert_eq!(mirror, mirror_bits(a, n), "{when}: mirrors");
+                    let expected: Vec<[u32; 3]> =
+                        now.iter().map(|p| p.to_array().map(f32::to_bits)).collect();
+                    assert!(mirror.0 == expected, "{when}: mirror positions");
+                    assert_eq!(mirror.2, step as u64 + 1, "{when}: mirror version");
+                }
+            }
+        }
+    }
+
+    /// A refused update split over a pool changes nothing: not the positions, the motion, or the mirror,
+    /// wherever the bad coordinate is (the last chunk, the first, one in the middle of another thread's share).
+    #[test]
+    fn a_refused_parallel_update_changes_nothing() {
+        const BIG: usize = PARALLEL_MIN_VERTICES;
+        let n = 2 * BIG + 3 * UPDATE_CHUNK + 5;
+        let pool = pool(3);
+        let mut m = long_mesh(n);
+        let view = m.haptic_view().unwrap();
+        let first = 17;
+        let moved: Vec<[f32; 3]> = (0..n - first)
+            .map(|i| [i as f32 * 0.25, 1.0, -(i as f32) * 0.5])
+            .collect();
+        m.update_positions_in(0, &moved, Some(&pool)).unwrap();
+        m.mark_motion_read();
+        // A partial update: part of the mesh saved this step, part not.
+        m.update_positions_in(first, &moved[..BIG + 9], Some(&pool))
+            .unwrap();
+        let before = m.clone();
+        let bits_before = position_bits(&m);
+        let mirror_before = mirror_bits(&view, n);
+        for (bad_at, bad) in [
+            (moved.len() - 1, f32::NAN),
+            (0, f32::INFINITY),
+            (BIG + 3, -2.0e6),
+            (moved.len() / 2, f32::NEG_INFINITY),
+        ] {
+            let mut rejected: Vec<[f32; 3]> =
+                moved.iter().map(|p| [p[0], p[1] + 2.0, p[2]]).collect();
+            rejected[bad_at][1] = bad;
+            let e = m
+                .update_positions_in(first, &rejected, Some(&pool))
+                .unwrap_err();
+            assert_eq!(e.kind, crate::error::ErrorKind::InvalidArgument);
+            assert!(
+                e.message.contains(&format!("vertex {} ", first + bad_at)),
+                "{}",
+                e.message
+            );
+            assert!(m == before, "a refused update at {bad_at} changed the mesh");
+            assert_eq!(position_bits(&m), bits_before);
+            assert_eq!(mirror_bits(&view, n), mirror_before);
+        }
+        // The mesh still takes a valid update after those refusals, as one taking it serially would.
+        let mut serial = m.clone();
+        m.update_positions_in(first, &moved, Some(&pool)).unwrap();
+        serial.update_positions_in(first, &moved, None).unwrap();
+        assert!(m == serial);
+        assert_eq!(position_bits(&m), position_bits(&serial));
     }
 }

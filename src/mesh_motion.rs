@@ -10,6 +10,8 @@
 use crate::error::{Error, Result};
 use glam::Vec3;
 use multiversion::multiversion;
+use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Start-of-step positions of the vertices updated during the current step.
@@ -44,7 +46,7 @@ impl Motion {
         Ok(motion)
     }
 
-    /// Called once per update, before [`Motion::save`]: begins a new step if a CCD query read the last one.
+    /// Called once per update, before [`Motion::slice`]: begins a new step if a CCD query read the last one.
     pub fn begin_update(&mut self) {
         if self.read.0.swap(false, Ordering::Relaxed) {
             self.whole = false;
@@ -58,30 +60,7 @@ impl Motion {
         }
     }
 
-    /// Called before vertices `first .. first + current[0].len()`, now at `current`, are overwritten: saves the
-    /// start positions of those not saved this step. A chunk already saved costs one vectorized comparison
-    /// per vertex.
-    pub fn save(&mut self, first: usize, current: [&[f32]; 3]) {
-        if self.whole {
-            return;
-        }
-        let range = first..first + current[0].len();
-        let step = self.step;
-        let saved_in = &mut self.saved_in[range.clone()];
-        if all_equal(saved_in, step) {
-            return;
-        }
-        let [sx, sy, sz] = &mut self.start;
-        let starts = [
-            &mut sx[range.clone()],
-            &mut sy[range.clone()],
-            &mut sz[range],
-        ];
-        save_unsaved(saved_in, step, starts, current);
-        self.untouched = false;
-    }
-
-    /// Called before an update of every vertex, instead of [`Motion::save`]: when nothing was saved this step
+    /// Called before an update of every vertex, after [`Motion::begin_update`]: when nothing was saved this step
     /// yet, the current positions become the start positions by exchanging arrays instead of copying them,
     /// and `current` receives the old start arrays, which the caller must overwrite whole. False (nothing
     /// exchanged) otherwise.
@@ -97,10 +76,26 @@ impl Motion {
         true
     }
 
-    /// Start positions of vertices `range`, saved this step (after [`Motion::take_whole`]).
-    pub fn starts(&self, range: std::ops::Range<usize>) -> [&[f32]; 3] {
-        [0, 1, 2].map(|axis| &self.start[axis][range.clone()])
+    /// The motion of vertices `range`, which the update about to overwrite them splits into chunks
+    /// ([`MotionSlice::chunks`], [`MotionSlice::par_chunks`]) that may be saved on different threads.
+    pub fn slice(&mut self, range: Range<usize>) -> MotionSlice<'_> {
+        // Every non-empty update saves (or, after `take_whole`, has saved) its vertices' start positions.
+        if !range.is_empty() {
+            self.untouched = false;
+        }
+        let [sx, sy, sz] = &mut self.start;
+        MotionSlice {
+            start: [
+                &mut sx[range.clone()],
+                &mut sy[range.clone()],
+                &mut sz[range.clone()],
+            ],
+            saved_in: &mut self.saved_in[range],
+            step: self.step,
+            whole: self.whole,
+        }
     }
+
     /// Where vertex `i`, now at `current`, was when the step began.
     #[inline]
     pub fn start_position(&self, i: usize, current: Vec3) -> Vec3 {
@@ -114,6 +109,66 @@ impl Motion {
     /// Records that a CCD query has read this step's motion. Takes `&self`: queries hold the mesh's read lock.
     pub fn mark_read(&self) {
         self.read.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The motion of a range of vertices, borrowed apart from the rest so that disjoint ranges can be saved on
+/// different threads.
+pub struct MotionSlice<'a> {
+    start: [&'a mut [f32]; 3],
+    saved_in: &'a mut [u32],
+    step: u32,
+    whole: bool,
+}
+
+impl<'a> MotionSlice<'a> {
+    /// Consecutive slices of `n` vertices (the last one shorter).
+    pub fn chunks(self, n: usize) -> impl Iterator<Item = MotionSlice<'a>> {
+        let (step, whole) = (self.step, self.whole);
+        let [sx, sy, sz] = self.start;
+        sx.chunks_mut(n)
+            .zip(sy.chunks_mut(n))
+            .zip(sz.chunks_mut(n))
+            .zip(self.saved_in.chunks_mut(n))
+            .map(move |(((x, y), z), saved_in)| MotionSlice {
+                start: [x, y, z],
+                saved_in,
+                step,
+                whole,
+            })
+    }
+
+    /// [`MotionSlice::chunks`] for a parallel iterator.
+    pub fn par_chunks(self, n: usize) -> impl IndexedParallelIterator<Item = MotionSlice<'a>> {
+        let (step, whole) = (self.step, self.whole);
+        let [sx, sy, sz] = self.start;
+        sx.par_chunks_mut(n)
+            .zip(sy.par_chunks_mut(n))
+            .zip(sz.par_chunks_mut(n))
+            .zip(self.saved_in.par_chunks_mut(n))
+            .map(move |(((x, y), z), saved_in)| MotionSlice {
+                start: [x, y, z],
+                saved_in,
+                step,
+                whole,
+            })
+    }
+
+    /// Called before this slice's vertices, now at `current`, are overwritten: saves the start positions of
+    /// those not saved this step. A slice already saved costs one vectorized comparison per vertex.
+    pub fn save(&mut self, current: [&[f32]; 3]) {
+        if self.whole || all_equal(self.saved_in, self.step) {
+            return;
+        }
+        let [sx, sy, sz] = &mut self.start;
+        let starts = [&mut **sx, &mut **sy, &mut **sz];
+        save_unsaved(self.saved_in, self.step, starts, current);
+    }
+
+    /// The start positions of this slice's vertices, saved this step (after [`Motion::take_whole`]).
+    pub fn starts(&self) -> [&[f32]; 3] {
+        let [x, y, z] = &self.start;
+        [x, y, z]
     }
 }
 

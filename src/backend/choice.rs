@@ -357,6 +357,10 @@ impl Backend for AutoBackend {
         format!("{} and {}", self.gpu.device_name(), self.cpu.device_name())
     }
 
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.cpu.pool()
+    }
+
     fn mesh_changed(&self, id: MeshId, mesh: &Mesh, change: MeshChange) -> Result<()> {
         self.cpu.mesh_changed(id, mesh, change)?;
         self.gpu.mesh_changed(id, mesh, change)

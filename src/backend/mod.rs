@@ -175,6 +175,12 @@ pub trait Backend: Send + Sync {
         None
     }
 
+    /// Worker threads the context may lend to host-side work such as a large position update; `None` with
+    /// one thread.
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        None
+    }
+
     /// The GPU backend this one runs batches on, if any (for the tests' look at resident meshes).
     fn gpu(&self) -> Option<&GpuBackend> {
         None

@@ -27,6 +27,7 @@
 
 use crate::error::{Error, Result};
 use glam::Vec3;
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering, fence};
 
 /// Attempts a reader makes before asking the writer to leave its copy alone.
@@ -157,15 +158,21 @@ impl PositionMirror {
             let d = [0, 1, 2].map(|i| f64::from(p[i]) - f64::from(old[i]));
             largest = largest.max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         }
-        self.write_moved(first, positions, largest.sqrt());
+        self.write_moved(first, positions, largest.sqrt(), None);
     }
 
     /// Overwrites vertices `first ..` with `positions`; `moved` is the largest distance a vertex moves (the
     /// mesh measures it on its own copy, which holds the same positions, while that is in cache). Writes the
-    /// copy readers are not directed to, after bringing it up to date with the other, then publishes it. The
-    /// caller is the mesh's only writer (it holds the mesh's write lock) and has validated the range.
-    /// Allocates nothing.
-    pub(crate) fn write_moved(&self, first: usize, positions: &[[f32; 3]], moved: f64) {
+    /// copy readers are not directed to, after bringing it up to date with the other, then publishes it; the
+    /// copying is split over `pool` when one is given. The caller is the mesh's only writer (it holds the
+    /// mesh's write lock) and has validated the range. Allocates nothing.
+    pub(crate) fn write_moved(
+        &self,
+        first: usize,
+        positions: &[[f32; 3]],
+        moved: f64,
+        pool: Option<&rayon::ThreadPool>,
+    ) {
         let values: &[f32] = bytemuck::cast_slice(positions);
         let range = 3 * first..3 * first + values.len();
         // Only the writer stores `active` and `stale`, so its own last stores are what it reads.
@@ -181,13 +188,10 @@ impl PositionMirror {
         fence(Ordering::Release);
         let covered = range.start <= stale.start && stale.end <= range.end;
         if !covered {
-            for (w, s) in copy.words[stale.clone()].iter().zip(&source.words[stale]) {
-                w.store(s.load(Ordering::Relaxed), Ordering::Relaxed);
-            }
+            let (to, from) = (&copy.words[stale.clone()], &source.words[stale]);
+            store_words(pool, to, from, |w| w.load(Ordering::Relaxed));
         }
-        for (w, v) in copy.words[range.clone()].iter().zip(values) {
-            w.store(v.to_bits(), Ordering::Relaxed);
-        }
+        store_words(pool, &copy.words[range.clone()], values, |v| v.to_bits());
         let travel = f64::from_bits(source.travel.load(Ordering::Relaxed)) + moved;
         copy.travel.store(travel.to_bits(), Ordering::Relaxed);
         copy.sequence.store(2 * writes + 2, Ordering::Release);
@@ -268,6 +272,39 @@ impl PositionMirror {
     }
 }
 
+/// Words stored per parallel work item of a large write.
+const STORE_CHUNK: usize = 3 * 16 * 4096;
+
+/// Stores `bits(&from[i])` into `words[i]` for every `i`, split over `pool` when there is one and `words` is
+/// large. Called between a copy's odd and even sequence numbers. Each worker issues its own release fence
+/// before its stores, as the writer does after storing the odd number (which the pool's hand-off orders before
+/// the worker's fence): a reader that loads any of these words and then runs its acquire fence sees the odd
+/// number or a later one, so it discards its attempt. The pool's join orders every store before the even one.
+fn store_words<T: Sync>(
+    pool: Option<&rayon::ThreadPool>,
+    words: &[AtomicU32],
+    from: &[T],
+    bits: impl Fn(&T) -> u32 + Sync,
+) {
+    let store = |words: &[AtomicU32], from: &[T]| {
+        for (w, f) in words.iter().zip(from) {
+            w.store(bits(f), Ordering::Relaxed);
+        }
+    };
+    match pool {
+        Some(pool) if words.len() > STORE_CHUNK => pool.install(|| {
+            words
+                .par_chunks(STORE_CHUNK)
+                .zip(from.par_chunks(STORE_CHUNK))
+                .for_each(|(words, from)| {
+                    fence(Ordering::Release);
+                    store(words, from);
+                });
+        }),
+        _ => store(words, from),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,7 +356,7 @@ mod tests {
                 .map(|(i, p)| Vec3::from(*p).distance(model[first + i]))
                 .fold(0.0f32, f32::max);
             travel += f64::from(moved);
-            m.write_moved(first, &new, f64::from(moved));
+            m.write_moved(first, &new, f64::from(moved), None);
             for (i, p) in new.iter().enumerate() {
                 model[first + i] = Vec3::from(*p);
             }
@@ -388,5 +425,44 @@ mod tests {
             stop.store(true, Ordering::Relaxed);
         });
         eprintln!("{fallbacks} of 2000 reads needed the fallback");
+    }
+
+    /// As above, with writes large enough to be split over a pool: each worker's stores come after the odd
+    /// sequence number, and the even one after all of them, so no accepted read mixes two poses.
+    #[test]
+    fn reads_are_never_torn_by_a_parallel_write() {
+        const N: usize = 2 * STORE_CHUNK / 3 + 1001;
+        let pose = |y: f32| -> Vec<[f32; 3]> { (0..N).map(|i| [i as f32, y, y]).collect() };
+        let (a, b) = (pose(0.0), pose(1.0));
+        let xs: Vec<f32> = a.iter().map(|p| p[0]).collect();
+        let zeros = vec![0.0; N];
+        let m = PositionMirror::new(&xs, &zeros, &zeros).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    m.write_moved(0, &a, 1.0, Some(&pool));
+                    m.write_moved(0, &b, 1.0, Some(&pool));
+                }
+            });
+            while m.read(|s| s.version()).0 == 0 {
+                std::thread::yield_now();
+            }
+            for _ in 0..300 {
+                let ((first, mixed, version), _) = m.read(|s| {
+                    let first = s.get(0).y;
+                    let mixed = (0..N as u32).any(|v| s.get(v).y != first || s.get(v).z != first);
+                    (first, mixed, s.version())
+                });
+                assert!(!mixed, "a consistent read saw two poses");
+                // Odd writes are pose a, even ones pose b.
+                assert_eq!(first, if version % 2 == 1 { 0.0 } else { 1.0 });
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
     }
 }

@@ -63,6 +63,10 @@ impl Backend for CpuBackend {
         format!("CPU ({} threads)", self.threads)
     }
 
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.pool.as_ref()
+    }
+
     fn submit(
         &self,
         meshes: &MeshTable<'_>,

@@ -133,6 +133,10 @@ impl Backend for GpuBackend {
         self.gpu.name()
     }
 
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        GpuBackend::pool(self)
+    }
+
     fn mesh_changed(&self, id: MeshId, mesh: &Mesh, change: MeshChange) -> Result<()> {
         // A lost device is reported by the next query, which then falls back to the CPU; the CPU copy has
         // already taken the change, so the change itself succeeded.
