@@ -11,6 +11,7 @@ use crate::mesh_motion::{Motion, MotionSlice};
 use glam::Vec3;
 use multiversion::multiversion;
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// A triangle mesh: vertex positions and triangles. The library's own copy of the caller's data.
@@ -129,47 +130,60 @@ impl Mesh {
         };
         let pool = pool
             .filter(|p| positions.len() >= PARALLEL_MIN_VERTICES && p.current_num_threads() > 1);
-        check_positions_in(pool, positions, first)?;
+        match pool {
+            // One hand-over to the pool for all three passes: the calling thread sleeps and wakes once.
+            Some(pool) => pool.install(|| self.overwrite(first..end, positions, true)),
+            None => self.overwrite(first..end, positions, false),
+        }
+    }
+
+    /// [`Mesh::update_positions_in`] of vertices `range` (in the mesh), each pass split over the current rayon
+    /// pool when `parallel`.
+    fn overwrite(
+        &mut self,
+        range: Range<usize>,
+        positions: &[[f32; 3]],
+        parallel: bool,
+    ) -> Result<()> {
+        check_positions_in(parallel, positions, range.start)?;
         let mirrored = self.haptic.in_use().is_some();
         self.motion.begin_update();
         // An update of every vertex on a fresh step: the current arrays become the step's start positions.
-        let exchanged = first == 0
-            && end == self.vertex_count()
+        let exchanged = range == (0..self.vertex_count())
             && self
                 .motion
                 .take_whole([&mut self.xs, &mut self.ys, &mut self.zs]);
         let [xs, ys, zs] = [
-            &mut self.xs[first..end],
-            &mut self.ys[first..end],
-            &mut self.zs[first..end],
+            &mut self.xs[range.clone()],
+            &mut self.ys[range.clone()],
+            &mut self.zs[range.clone()],
         ];
-        let motion = self.motion.slice(first..end);
+        let motion = self.motion.slice(range.clone());
         let chunk = |((((src, xs), ys), zs), motion)| {
             update_chunk(src, [xs, ys, zs], motion, exchanged, mirrored)
         };
-        let largest_move = match pool {
-            None => positions
+        let largest_move = if parallel {
+            positions
+                .par_chunks(UPDATE_CHUNK)
+                .zip(xs.par_chunks_mut(UPDATE_CHUNK))
+                .zip(ys.par_chunks_mut(UPDATE_CHUNK))
+                .zip(zs.par_chunks_mut(UPDATE_CHUNK))
+                .zip(motion.par_chunks(UPDATE_CHUNK))
+                .map(chunk)
+                .reduce(|| 0.0f64, f64::max)
+        } else {
+            positions
                 .chunks(UPDATE_CHUNK)
                 .zip(xs.chunks_mut(UPDATE_CHUNK))
                 .zip(ys.chunks_mut(UPDATE_CHUNK))
                 .zip(zs.chunks_mut(UPDATE_CHUNK))
                 .zip(motion.chunks(UPDATE_CHUNK))
                 .map(chunk)
-                .fold(0.0f64, f64::max),
-            Some(pool) => pool.install(|| {
-                positions
-                    .par_chunks(UPDATE_CHUNK)
-                    .zip(xs.par_chunks_mut(UPDATE_CHUNK))
-                    .zip(ys.par_chunks_mut(UPDATE_CHUNK))
-                    .zip(zs.par_chunks_mut(UPDATE_CHUNK))
-                    .zip(motion.par_chunks(UPDATE_CHUNK))
-                    .map(chunk)
-                    .reduce(|| 0.0f64, f64::max)
-            }),
+                .fold(0.0f64, f64::max)
         };
         if let Some(view) = self.haptic.in_use() {
             view.mirror()
-                .write_moved(first, positions, largest_move.sqrt(), pool);
+                .write_moved(range.start, positions, largest_move.sqrt(), parallel);
         }
         self.version += 1;
         Ok(())
@@ -249,15 +263,11 @@ fn update_chunk(
     largest
 }
 
-/// [`check_positions`], its fast pass split over `pool` when there is one.
-fn check_positions_in(
-    pool: Option<&rayon::ThreadPool>,
-    positions: &[[f32; 3]],
-    first: usize,
-) -> Result<()> {
-    if let Some(pool) = pool {
+/// [`check_positions`], its fast pass split over the current rayon pool when `parallel`.
+fn check_positions_in(parallel: bool, positions: &[[f32; 3]], first: usize) -> Result<()> {
+    if parallel {
         let coordinates: &[f32] = bytemuck::cast_slice(positions);
-        if pool.install(|| coordinates.par_chunks(VALIDATE_CHUNK).all(all_in_range)) {
+        if coordinates.par_chunks(VALIDATE_CHUNK).all(all_in_range) {
             return Ok(());
         }
     }

@@ -158,20 +158,20 @@ impl PositionMirror {
             let d = [0, 1, 2].map(|i| f64::from(p[i]) - f64::from(old[i]));
             largest = largest.max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         }
-        self.write_moved(first, positions, largest.sqrt(), None);
+        self.write_moved(first, positions, largest.sqrt(), false);
     }
 
     /// Overwrites vertices `first ..` with `positions`; `moved` is the largest distance a vertex moves (the
     /// mesh measures it on its own copy, which holds the same positions, while that is in cache). Writes the
     /// copy readers are not directed to, after bringing it up to date with the other, then publishes it; the
-    /// copying is split over `pool` when one is given. The caller is the mesh's only writer (it holds the
+    /// copying is split over the current rayon pool when `parallel`. The caller is the mesh's only writer (it holds the
     /// mesh's write lock) and has validated the range. Allocates nothing.
     pub(crate) fn write_moved(
         &self,
         first: usize,
         positions: &[[f32; 3]],
         moved: f64,
-        pool: Option<&rayon::ThreadPool>,
+        parallel: bool,
     ) {
         let values: &[f32] = bytemuck::cast_slice(positions);
         let range = 3 * first..3 * first + values.len();
@@ -189,9 +189,11 @@ impl PositionMirror {
         let covered = range.start <= stale.start && stale.end <= range.end;
         if !covered {
             let (to, from) = (&copy.words[stale.clone()], &source.words[stale]);
-            store_words(pool, to, from, |w| w.load(Ordering::Relaxed));
+            store_words(parallel, to, from, |w| w.load(Ordering::Relaxed));
         }
-        store_words(pool, &copy.words[range.clone()], values, |v| v.to_bits());
+        store_words(parallel, &copy.words[range.clone()], values, |v| {
+            v.to_bits()
+        });
         let travel = f64::from_bits(source.travel.load(Ordering::Relaxed)) + moved;
         copy.travel.store(travel.to_bits(), Ordering::Relaxed);
         copy.sequence.store(2 * writes + 2, Ordering::Release);
@@ -275,13 +277,13 @@ impl PositionMirror {
 /// Words stored per parallel work item of a large write.
 const STORE_CHUNK: usize = 3 * 16 * 4096;
 
-/// Stores `bits(&from[i])` into `words[i]` for every `i`, split over `pool` when there is one and `words` is
-/// large. Called between a copy's odd and even sequence numbers. Each worker issues its own release fence
+/// Stores `bits(&from[i])` into `words[i]` for every `i`, split over the current rayon pool when `parallel`
+/// and `words` is large. Called between a copy's odd and even sequence numbers. Each worker issues its own release fence
 /// before its stores, as the writer does after storing the odd number (which the pool's hand-off orders before
 /// the worker's fence): a reader that loads any of these words and then runs its acquire fence sees the odd
 /// number or a later one, so it discards its attempt. The pool's join orders every store before the even one.
 fn store_words<T: Sync>(
-    pool: Option<&rayon::ThreadPool>,
+    parallel: bool,
     words: &[AtomicU32],
     from: &[T],
     bits: impl Fn(&T) -> u32 + Sync,
@@ -291,17 +293,16 @@ fn store_words<T: Sync>(
             w.store(bits(f), Ordering::Relaxed);
         }
     };
-    match pool {
-        Some(pool) if words.len() > STORE_CHUNK => pool.install(|| {
-            words
-                .par_chunks(STORE_CHUNK)
-                .zip(from.par_chunks(STORE_CHUNK))
-                .for_each(|(words, from)| {
-                    fence(Ordering::Release);
-                    store(words, from);
-                });
-        }),
-        _ => store(words, from),
+    if parallel && words.len() > STORE_CHUNK {
+        words
+            .par_chunks(STORE_CHUNK)
+            .zip(from.par_chunks(STORE_CHUNK))
+            .for_each(|(words, from)| {
+                fence(Ordering::Release);
+                store(words, from);
+            });
+    } else {
+        store(words, from);
     }
 }
 
@@ -356,7 +357,7 @@ mod tests {
                 .map(|(i, p)| Vec3::from(*p).distance(model[first + i]))
                 .fold(0.0f32, f32::max);
             travel += f64::from(moved);
-            m.write_moved(first, &new, f64::from(moved), None);
+            m.write_moved(first, &new, f64::from(moved), false);
             for (i, p) in new.iter().enumerate() {
                 model[first + i] = Vec3::from(*p);
             }
@@ -444,10 +445,12 @@ mod tests {
         let stop = AtomicBool::new(false);
         std::thread::scope(|s| {
             s.spawn(|| {
-                while !stop.load(Ordering::Relaxed) {
-                    m.write_moved(0, &a, 1.0, Some(&pool));
-                    m.write_moved(0, &b, 1.0, Some(&pool));
-                }
+                pool.install(|| {
+                    while !stop.load(Ordering::Relaxed) {
+                        m.write_moved(0, &a, 1.0, true);
+                        m.write_moved(0, &b, 1.0, true);
+                    }
+                })
             });
             while m.read(|s| s.version()).0 == 0 {
                 std::thread::yield_now();
