@@ -214,3 +214,118 @@ fn updates_between_batches_are_uploaded_by_the_next_one() {
         }
     }
 }
+
+/// Updates large enough to be split over the CPU backend's workers leave a mesh as a one-thread context
+/// leaves it: the same positions and CCD start positions (bit for bit), the same answers, the same contacts
+/// from a tracker reading the haptic mirror; over whole and partial updates on fresh and continued CCD steps,
+/// and refused updates (a bad coordinate in the last vertex, or the first) change nothing in either.
+#[test]
+fn updates_split_over_workers_equal_one_threads() {
+    use trocar::{BackendKind, Contact, TrackerDef};
+    // 90,601 vertices: whole updates and the large partial ones are split (at least 65,536 vertices).
+    let (positions, triangles) = sheet(301);
+    let n = positions.len();
+    let other_positions = [[50.0, 50.0, 50.0], [51.0, 50.0, 50.0], [50.0, 51.0, 50.0]];
+    let def = TrackerDef {
+        segment_count: 4,
+        max_strip_length: 32,
+    };
+    let sides: Vec<_> = [1, 4]
+        .map(|threads| {
+            let ctx = common::context(BackendKind::Cpu, threads);
+            let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
+            let other = ctx.create_mesh(&other_positions, &[[0, 1, 2]]).unwrap();
+            let tracker = ctx.create_tracker(mesh, &def).unwrap();
+            (ctx, mesh, other, tracker)
+        })
+        .into();
+    let bits = |p: Vec3| p.to_array().map(f32::to_bits);
+    // Positions and start-of-step positions as bits, answers to the sheet's queries, a tracker's contacts.
+    let state = |(ctx, mesh, _, tracker): &(Context, MeshId, MeshId, trocar::Tracker), k: usize| {
+        let (now, start): (Vec<_>, Vec<_>) = ctx
+            .with_mesh(*mesh, |m| {
+                (0..m.vertex_count() as u32)
+                    .map(|i| (bits(m.position(i)), bits(m.previous_position(i))))
+                    .unzip()
+            })
+            .unwrap();
+        let mut results = ctx.create_results();
+        ctx.query(&queries(*mesh), &mut results).unwrap();
+        let answers: Vec<_> = (0..results.len())
+            .map(|q| {
+                (
+                    results.hits(q).unwrap().to_vec(),
+                    results.feedback(q).unwrap().to_vec(),
+                )
+            })
+            .collect();
+        let tool = Tool {
+            entry: Vec3::new(3.0 + 0.1 * k as f32, 4.0, 2.0),
+            tip: Vec3::new(3.0 + 0.1 * k as f32, 4.0, -0.1),
+            radius: 0.3,
+            up: Vec3::X,
+        };
+        let mut contacts = vec![Contact::default(); def.segment_count as usize];
+        tracker.update(&tool, &mut contacts).unwrap();
+        (now, start, answers, contacts)
+    };
+    let mut reference = positions.clone();
+    // (first, count, CCD read before it): whole on a fresh step (the arrays exchanged), large and small
+    // partial ones on it, and whole and partial ones on fresh and continued steps.
+    let plan = [
+        (0, n, false),
+        (1000, 70_000, false),
+        (7, 9, false),
+        (0, n, true),
+        (0, n, false),
+        (20_000, n - 20_000, true),
+        (0, 66_000, false),
+        (0, n, true),
+    ];
+    for (k, &(first, count, read)) in plan.iter().enumerate() {
+        if read {
+            for (ctx, mesh, other, _) in &sides {
+                let mut ccd = ctx.create_ccd_results();
+                ctx.query_ccd(*mesh, *other, &Default::default(), &mut ccd)
+                    .unwrap();
+            }
+        }
+        let moved: Vec<[f32; 3]> = reference[first..first + count]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| [p[0], p[1], p[2] + 0.01 * ((i + 7 * k) % 13) as f32 - 0.05])
+            .collect();
+        for (ctx, mesh, _, _) in &sides {
+            ctx.update_positions(*mesh, first as u32, &moved).unwrap();
+        }
+        reference[first..first + count].copy_from_slice(&moved);
+        let one = state(&sides[0], k);
+        assert!(
+            state(&sides[1], k) == one,
+            "update {k}: 4 threads differ from 1"
+        );
+        let expected: Vec<_> = reference.iter().map(|&p| bits(Vec3::from(p))).collect();
+        assert!(one.0 == expected, "update {k}: positions");
+        // Refused updates, in both contexts: nothing changes.
+        for bad_at in [count - 1, 0] {
+            let mut rejected: Vec<[f32; 3]> =
+                moved.iter().map(|p| [p[0], p[1], p[2] + 1.0]).collect();
+            rejected[bad_at][0] = f32::NAN;
+            for side in &sides {
+                let e = side
+                    .0
+                    .update_positions(side.1, first as u32, &rejected)
+                    .unwrap_err();
+                assert_eq!(e.kind, ErrorKind::InvalidArgument);
+                assert!(
+                    e.message.contains(&format!("vertex {} ", first + bad_at)),
+                    "{e}"
+                );
+                assert!(
+                    state(side, k) == one,
+                    "update {k}: a refused update changed the mesh"
+                );
+            }
+        }
+    }
+}
