@@ -83,3 +83,100 @@ fn torn_update(backend: BackendKind) {
         }
     });
 }
+
+/// A large update splits over the CPU backend's workers while it holds the mesh's write lock, and a batch of
+/// small queries runs one query per worker: a worker must never wait for that mesh's lock, or the update would
+/// wait for a worker that waits for it. A 256 × 256 sheet (65,536 vertices, under 131,072 triangles: its
+/// queries are batched per query, its whole updates split) updated on one thread and queried in batches on
+/// two others, against a watchdog.
+#[test]
+fn a_split_update_and_batched_queries_on_its_mesh_finish() {
+    const SIDE: usize = 256;
+    let pose = |lift: f32| -> Vec<[f32; 3]> {
+        (0..SIDE * SIDE)
+            .map(|i| [(i % SIDE) as f32 * 0.04, (i / SIDE) as f32 * 0.04, lift])
+            .collect()
+    };
+    let mut triangles = Vec::new();
+    for r in 0..SIDE as u32 - 1 {
+        for c in 0..SIDE as u32 - 1 {
+            let v = r * SIDE as u32 + c;
+            triangles.push([v, v + 1, v + SIDE as u32 + 1]);
+            triangles.push([v, v + SIDE as u32 + 1, v + SIDE as u32]);
+        }
+    }
+    let ctx = std::sync::Arc::new(common::context(BackendKind::Cpu, 2));
+    let mesh = ctx.create_mesh(&pose(0.0), &triangles).unwrap();
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let batches = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (done, finished) = std::sync::mpsc::channel();
+    let mut threads = Vec::new();
+    {
+        let (ctx, stop, done, batches) = (ctx.clone(), stop.clone(), done.clone(), batches.clone());
+        threads.push(std::thread::spawn(move || {
+            let poses = [pose(0.0), pose(0.01)];
+            let mut k = 0;
+            // Until both query threads have run many batches meanwhile.
+            while k < 200 || batches.load(Ordering::Relaxed) < 400 {
+                ctx.update_positions(mesh, 0, &poses[k % 2]).unwrap();
+                k += 1;
+            }
+            stop.store(true, Ordering::Relaxed);
+            done.send(()).unwrap();
+        }));
+    }
+    for _ in 0..2 {
+        let (ctx, stop, done, batches) = (ctx.clone(), stop.clone(), done.clone(), batches.clone());
+        threads.push(std::thread::spawn(move || {
+            let batch: Vec<trocar::Query> = (0..8)
+                .map(|k| trocar::Query {
+                    mesh,
+                    tool: Tool {
+                        entry: Vec3::new(1.0 + k as f32, 5.0, 3.0),
+                        tip: Vec3::new(1.0 + k as f32, 5.0, -0.1),
+                        radius: 0.2,
+                        up: Vec3::X,
+                    },
+                    new_tip: None,
+                    volume: VolumeKind::Capsule,
+                    hits_only: true,
+                })
+                .collect();
+            // Vertical tools through a sheet lifted by 0 or 0.01: the same triangles either way, whether a
+            // worker or the calling thread (when the mesh was being written) answered.
+            let triangles = |results: &trocar::Results, q: usize| -> Vec<u32> {
+                results
+                    .hits(q)
+                    .unwrap()
+                    .iter()
+                    .map(|h| h.triangle)
+                    .collect()
+            };
+            let mut results = ctx.create_results();
+            ctx.query(&batch, &mut results).unwrap();
+            let expected: Vec<Vec<u32>> =
+                (0..batch.len()).map(|q| triangles(&results, q)).collect();
+            assert!(expected.iter().all(|hit| !hit.is_empty()));
+            while !stop.load(Ordering::Relaxed) {
+                ctx.query(&batch, &mut results).unwrap();
+                for (q, hit) in expected.iter().enumerate() {
+                    assert!(
+                        triangles(&results, q) == *hit,
+                        "query {q} hit other triangles"
+                    );
+                }
+                batches.fetch_add(1, Ordering::Relaxed);
+            }
+            done.send(()).unwrap();
+        }));
+    }
+    for _ in 0..3 {
+        // Seconds on a loaded machine; a deadlock never ends.
+        finished
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("an update and batched queries on its mesh deadlocked");
+    }
+    for t in threads {
+        t.join().unwrap();
+    }
+}

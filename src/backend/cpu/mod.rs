@@ -30,6 +30,8 @@ pub struct CpuScratch {
     chunks: Vec<QueryOutput>,
     /// One scratch per query when a batch of small queries runs in parallel.
     per_query: Vec<CpuScratch>,
+    /// In `per_query`: this query's mesh was being written, so the calling thread answers it.
+    waiting: bool,
 }
 
 /// The CPU backend, with its own worker pool when it may use more than one thread.
@@ -89,15 +91,37 @@ impl Backend for CpuBackend {
                         .per_query
                         .resize_with(queries.len(), CpuScratch::default);
                 }
-                pool.install(|| {
+                // A worker never waits for a mesh's lock: its writer may be a large update waiting for this
+                // pool. A query whose mesh is being written is left to the calling thread.
+                let waiting = pool.install(|| {
                     queries
                         .par_iter()
                         .zip(outputs.par_iter_mut())
                         .zip(scratch.per_query.par_iter_mut())
-                        .for_each(|((q, out), s)| {
-                            run_query(&meshes.slot(q.slot).read(), q, out, s, None);
-                        });
+                        .map(|((q, out), s)| match meshes.slot(q.slot).try_read() {
+                            Some(mesh) => {
+                                run_query(&mesh, q, out, s, None);
+                                s.waiting = false;
+                                0
+                            }
+                            None => {
+                                s.waiting = true;
+                                1
+                            }
+                        })
+                        .sum::<usize>()
                 });
+                if waiting > 0 {
+                    for ((q, out), s) in queries
+                        .iter()
+                        .zip(outputs.iter_mut())
+                        .zip(&mut scratch.per_query)
+                    {
+                        if s.waiting {
+                            run_query(&meshes.slot(q.slot).read(), q, out, s, None);
+                        }
+                    }
+                }
             }
             pool => {
                 for (q, out) in queries.iter().zip(outputs.iter_mut()) {
