@@ -198,7 +198,7 @@ typedef struct TrocarContextDef {
   TrocarBackend backend;
   /**
    * Threads the CPU backend may use, and the GPU backend to copy a large batch's answers into its queries'
-   * results; 0 = one per available core.
+   * results; a position update of 65,536 vertices or more is split over them too. 0 = one per available core.
    */
   uint32_t cpu_threads;
   /**

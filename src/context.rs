@@ -25,7 +25,7 @@ pub struct ContextDef {
     /// Which backend to run on.
     pub backend: BackendKind,
     /// Threads the CPU backend may use, and the GPU backend to copy a large batch's answers into its queries'
-    /// results; 0 = one per available core.
+    /// results; a position update of 65,536 vertices or more is split over them too. 0 = one per available core.
     pub cpu_threads: u32,
     /// Lets [`BackendKind::Gpu`] use a software adapter (Mesa's lavapipe, say) when no hardware GPU exists.
     /// The environment variable `TROCAR_ALLOW_SOFTWARE_GPU=1` does the same. `Auto` never uses one.

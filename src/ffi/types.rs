@@ -43,7 +43,7 @@ pub struct TrocarContextDef {
     /// Backend to run on (`TROCAR_BACKEND_AUTO` by default).
     pub backend: TrocarBackend,
     /// Threads the CPU backend may use, and the GPU backend to copy a large batch's answers into its queries'
-    /// results; 0 = one per available core.
+    /// results; a position update of 65,536 vertices or more is split over them too. 0 = one per available core.
     pub cpu_threads: u32,
     /// Nonzero: `TROCAR_BACKEND_GPU` may use a software adapter (Mesa's lavapipe) when no hardware GPU exists;
     /// the environment variable `TROCAR_ALLOW_SOFTWARE_GPU=1` does the same.
