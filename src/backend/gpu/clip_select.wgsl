@@ -15,10 +15,12 @@
 //   write_candidates    - the reject again, each survivor written at its block's offset plus its rank in the
 //                         block: the candidate list is ordered by (query, triangle);
 //   evaluate_candidates - clipping and selection proper, per candidate: clips it (Sutherland-Hodgman, in
-//                         registers), runs the exact round-tool test, and stages its record (or "no hit") at
-//                         the candidate's own index and its feedback polygon in a staging area;
-//   scan_outcomes       - one workgroup turns the candidates' (hit, polygon length) into each hit's record
-//                         and first feedback vertex in the batch's output, behind the previous meshes';
+//                         registers), runs the exact round-tool test, stages its record at the candidate's own
+//                         index and its feedback polygon in a staging area, and writes its outcome word (hit or
+//                         not, polygon length) into a dense array;
+//   scan_outcomes       - one workgroup turns the outcome words into each hit's record and first feedback
+//                         vertex in the batch's output, behind the previous meshes': each invocation reads a
+//                         contiguous run of the dense words, four at a time, so a few cache lines serve it;
 //   scatter_hits        - copies each staged record and polygon to its place.
 //
 // The reject and the evaluation are separate dispatches because the evaluation is large (polygons, closest
@@ -117,10 +119,10 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 @group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> hits: array<Hit>;
 @group(0) @binding(7) var<storage, read_write> feedback: array<f32>;
-// Words, three regions sized by candidate_capacity (C) and feedback_capacity: candidate i at 4i (triangle,
+// Words, four regions sized by candidate_capacity (C) and feedback_capacity: candidate i at 4i (triangle,
 // query in dispatch << 8 | OR of its vertices' outcodes, then its record's and first feedback vertex's index in
-// the output); its staged record (a Hit; query NO_HIT for none) at 4C + 17i; staged polygons from 21C, three
-// words a vertex.
+// the output); its outcome word at 4C + i (0: not hit, else 1 + its staged polygon's vertex count); its staged
+// record (a Hit, only if hit) at 5C + 17i; staged polygons from 22C, three words a vertex.
 @group(0) @binding(8) var<storage, read_write> candidates: array<u32>;
 // Workgroup counts of each dispatch's evaluation and scatter (x, y, z at 3k), written by scan_blocks.
 @group(1) @binding(0) var<storage, read_write> evaluation_size: array<u32>;
@@ -128,8 +130,6 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 // Triangles per block of the reject: 64 invocations, 16 consecutive triangles each.
 const BLOCK: u32 = 1024u;
 const PER_INVOCATION: u32 = 16u;
-// A staged record's query when the candidate is not hit.
-const NO_HIT: u32 = 0xffffffffu;
 const HIT_WORDS: u32 = 17u;
 
 fn vertex(i: u32) -> vec3<f32> {
@@ -637,14 +637,14 @@ fn evaluate(i: u32, q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<
     if (q.kind == KIND_CAPSULE) {
         contact = closest(q, mesh);
         if (contact.distance > q.radius) {
-            candidates[staged_records() + HIT_WORDS * i] = NO_HIT;
+            candidates[outcome_at(i)] = 0u;
             return;
         }
         clip(&poly, q, planes);
     } else {
         clip(&poly, q, planes);
         if (poly.len == 0u) {
-            candidates[staged_records() + HIT_WORDS * i] = NO_HIT;
+            candidates[outcome_at(i)] = 0u;
             return;
         }
         contact = closest(q, mesh);
@@ -692,14 +692,19 @@ fn evaluate(i: u32, q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<
         normal.x, normal.y, normal.z,
         toi, first, len,
     ));
+    candidates[outcome_at(i)] = 1u + len;
+}
+
+fn outcome_at(i: u32) -> u32 {
+    return 4u * params.candidate_capacity + i;
 }
 
 fn staged_records() -> u32 {
-    return 4u * params.candidate_capacity;
+    return 5u * params.candidate_capacity;
 }
 
 fn staged_polygons() -> u32 {
-    return 21u * params.candidate_capacity;
+    return 22u * params.candidate_capacity;
 }
 
 fn stage(i: u32, h: Hit) {
@@ -888,37 +893,46 @@ fn evaluate_candidates(
     }
 }
 
+// Outcome words i..i+3 (0 past `end`).
+fn outcome_quad(i: u32, end: u32) -> vec4<u32> {
+    let b = outcome_at(i);
+    let w = vec4<u32>(candidates[b], candidates[b + 1u], candidates[b + 2u], candidates[b + 3u]);
+    return select(vec4<u32>(0u), w, vec4<u32>(i, i + 1u, i + 2u, i + 3u) < vec4<u32>(end));
+}
+
 // One workgroup: each hit's record index and first feedback vertex in the batch's output (an exclusive prefix
-// sum over the candidates, in their (query, triangle) order, behind what earlier dispatches wrote), and the
-// new totals.
+// sum over the candidates' outcome words, in their (query, triangle) order, behind what earlier dispatches
+// wrote), and the new totals. Each invocation takes a contiguous run of a multiple of four words.
 @compute @workgroup_size(256)
 fn scan_outcomes(@builtin(local_invocation_index) lid: u32) {
     let n = candidate_count();
-    let per = (n + 255u) / 256u;
+    let per = 4u * ((n + 1023u) / 1024u);
     let first = min(lid * per, n);
     let end = min(first + per, n);
-    var hit_sum = 0u;
-    var vertex_sum = 0u;
-    for (var i = first; i < end; i++) {
-        let b = staged_records() + HIT_WORDS * i;
-        if (candidates[b] != NO_HIT) {
-            hit_sum += 1u;
-            vertex_sum += candidates[b + 16u];
-        }
+    // An outcome word is 0 or 1 + the polygon's length: min(w, 1) counts the hits, the sum less them is the
+    // vertices.
+    var hits = vec4<u32>(0u);
+    var words = vec4<u32>(0u);
+    for (var i = first; i < end; i += 4u) {
+        let w = outcome_quad(i, end);
+        hits += min(w, vec4<u32>(1u));
+        words += w;
     }
+    let hit_sum = hits.x + hits.y + hits.z + hits.w;
+    let vertex_sum = words.x + words.y + words.z + words.w - hit_sum;
     let hit_base = atomicLoad(&counters[0]);
     let vertex_base = atomicLoad(&counters[1]);
     let hit_scan = workgroup_scan(lid, hit_sum, 256u);
     let vertex_scan = workgroup_scan(lid, vertex_sum, 256u);
     var h = hit_base + hit_scan.x;
     var f = vertex_base + vertex_scan.x;
-    for (var i = first; i < end; i++) {
-        let b = staged_records() + HIT_WORDS * i;
-        candidates[4u * i + 2u] = h;
-        candidates[4u * i + 3u] = f;
-        if (candidates[b] != NO_HIT) {
-            h += 1u;
-            f += candidates[b + 16u];
+    for (var i = first; i < end; i += 4u) {
+        let w = outcome_quad(i, end);
+        for (var k = 0u; k < 4u && i + k < end; k++) {
+            candidates[4u * (i + k) + 2u] = h;
+            candidates[4u * (i + k) + 3u] = f;
+            h += min(w[k], 1u);
+            f += max(w[k], 1u) - 1u;
         }
     }
     // Every invocation has read the bases above (the scans' barriers) before they move.
@@ -936,14 +950,15 @@ fn scatter_hits(
 ) {
     let count = candidate_count();
     for (var i = id.x; i < count; i += groups.x * 64u) {
-        var r = staged(i);
+        let outcome = candidates[outcome_at(i)];
         let h = candidates[4u * i + 2u];
         let f = candidates[4u * i + 3u];
-        let len = r.feedback_count;
-        if (r.query == NO_HIT || h >= params.hit_capacity || f > params.feedback_capacity
+        let len = max(outcome, 1u) - 1u;
+        if (outcome == 0u || h >= params.hit_capacity || f > params.feedback_capacity
             || len > params.feedback_capacity - f) {
             continue;
         }
+        var r = staged(i);
         // The polygon was staged only if it fit; if it did not, the batch overflows and is re-run.
         let staged_first = r.feedback_first;
         if (staged_first <= params.feedback_capacity && len <= params.feedback_capacity - staged_first) {

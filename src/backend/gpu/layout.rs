@@ -99,9 +99,10 @@ pub struct GpuHit {
 pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<GpuParams>() as u64;
 /// Size of one [`GpuHit`] in bytes.
 pub(crate) const HIT_SIZE: u64 = std::mem::size_of::<GpuHit>() as u64;
-/// Bytes of the candidate buffer per candidate: triangle, query and outcodes, its output indices, and its
-/// staged record (the staged polygons come on top, [`FEEDBACK_VERTEX_SIZE`] a vertex).
-pub(crate) const CANDIDATE_SIZE: u64 = 4 * 4 + HIT_SIZE;
+/// Bytes of the candidate buffer per candidate: triangle, query and outcodes, its output indices, its outcome
+/// word (read densely by the outcome scan) and its staged record (the staged polygons come on top,
+/// [`FEEDBACK_VERTEX_SIZE`] a vertex).
+pub(crate) const CANDIDATE_SIZE: u64 = 4 * 4 + 4 + HIT_SIZE;
 /// Triangles per block of the reject (`BLOCK` in the shader).
 pub(crate) const BLOCK: u32 = 1024;
 /// Size of one feedback vertex (x, y, z) in bytes.

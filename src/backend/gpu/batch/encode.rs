@@ -217,7 +217,7 @@ impl GpuScratch {
         replaced |= self
             .counters
             .ensure(gpu, counter_buffer_size(self.dispatches.len(), most_blocks))?;
-        // The candidates, their staged records, then the staged polygons.
+        // The candidates, their outcome words, their staged records, then the staged polygons.
         replaced |= self.candidates.ensure(
             gpu,
             u64::from(self.candidate_capacity) * CANDIDATE_SIZE
