@@ -13,7 +13,8 @@
 //   scan_blocks         - one workgroup turns the counts (query-major, then block) into each block's first
 //                         candidate and sizes the next dispatches from the total;
 //   write_candidates    - the reject again, each survivor written at its block's offset plus its rank in the
-//                         block: the candidate list is ordered by (query, triangle);
+//                         block: the candidate list is ordered by (query, triangle); each invocation keeps its
+//                         run's survivors as a bit mask, so only they are tested twice;
 //   evaluate_candidates - clipping and selection proper, per candidate: clips it (Sutherland-Hodgman, in
 //                         registers), runs the exact round-tool test, stages its record at the candidate's own
 //                         index and its feedback polygon in a staging area, and writes its outcome word (hit or
@@ -780,15 +781,18 @@ fn survives(query_in_dispatch: u32, t: u32) -> u32 {
     return 0u;
 }
 
-// Survivors among this invocation's PER_INVOCATION consecutive triangles of block `b`.
-fn count_in_run(query_in_dispatch: u32, b: u32, lid: u32) -> u32 {
+// Survivors among this invocation's PER_INVOCATION (at most 32) consecutive triangles of block `b`: bit k for
+// the run's triangle k.
+fn survivors_in_run(query_in_dispatch: u32, b: u32, lid: u32) -> u32 {
     let first = b * BLOCK + lid * PER_INVOCATION;
     let end = min(first + PER_INVOCATION, params.triangle_count);
-    var n = 0u;
+    var mask = 0u;
     for (var t = first; t < end; t++) {
-        n += select(0u, 1u, survives(query_in_dispatch, t) != 0u);
+        if (survives(query_in_dispatch, t) != 0u) {
+            mask |= 1u << (t - first);
+        }
     }
-    return n;
+    return mask;
 }
 
 // A block's survivors while count_survivors sums them (a total needs no prefix sum's barriers).
@@ -806,7 +810,7 @@ fn count_survivors(
             atomicStore(&block_total, 0u);
         }
         workgroupBarrier();
-        let n = count_in_run(group.y, b, lid);
+        let n = countOneBits(survivors_in_run(group.y, b, lid));
         if (n > 0u) {
             atomicAdd(&block_total, n);
         }
@@ -846,7 +850,8 @@ fn scan_blocks(@builtin(local_invocation_index) lid: u32) {
     }
 }
 
-// The reject again: each survivor written at its block's first candidate plus its rank in the block.
+// The reject again: each survivor written at its block's first candidate plus its rank in the block. The
+// run's survivors are kept as a bit mask, so only they are tested a second time (for their outcodes' OR).
 @compute @workgroup_size(64)
 fn write_candidates(
     @builtin(local_invocation_index) lid: u32,
@@ -854,19 +859,18 @@ fn write_candidates(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     for (var b = group.x; b < params.blocks; b += groups.x) {
-        let rank = workgroup_scan(lid, count_in_run(group.y, b, lid), 64u).x;
+        var mask = survivors_in_run(group.y, b, lid);
+        let rank = workgroup_scan(lid, countOneBits(mask), 64u).x;
         var i = atomicLoad(&counters[block_slot(group.y, b)]) + rank;
         let first = b * BLOCK + lid * PER_INVOCATION;
-        let end = min(first + PER_INVOCATION, params.triangle_count);
-        for (var t = first; t < end; t++) {
-            let s = survives(group.y, t);
-            if (s != 0u) {
-                if (i < params.candidate_capacity) {
-                    candidates[4u * i] = t;
-                    candidates[4u * i + 1u] = (group.y << 8u) | (s - 1u);
-                }
-                i++;
+        while (mask != 0u) {
+            let t = first + firstTrailingBit(mask);
+            mask &= mask - 1u;
+            if (i < params.candidate_capacity) {
+                candidates[4u * i] = t;
+                candidates[4u * i + 1u] = (group.y << 8u) | (survives(group.y, t) - 1u);
             }
+            i++;
         }
     }
 }
