@@ -822,24 +822,38 @@ fn count_survivors(
     }
 }
 
+// The current dispatch's (query, block) counts k..k+3, 0 past `end` (k < end): four loads in flight at once.
+fn block_quad(k: u32, end: u32) -> vec4<u32> {
+    var c = vec4<u32>(0u);
+    for (var j = 0u; j < 4u; j++) {
+        let count = atomicLoad(&counters[block_slot(0u, min(k + j, end - 1u))]);
+        c[j] = select(0u, count, k + j < end);
+    }
+    return c;
+}
+
 // One workgroup: the (query, block) counts in place into first candidates (an exclusive prefix sum, query-major),
-// the total into the dispatch's candidate count, and the evaluation's and scatter's dispatch size.
+// the total into the dispatch's candidate count, and the evaluation's and scatter's dispatch size. Each
+// invocation takes a contiguous run of a multiple of four counts.
 @compute @workgroup_size(256)
 fn scan_blocks(@builtin(local_invocation_index) lid: u32) {
     let n = params.query_count * params.blocks;
-    let per = (n + 255u) / 256u;
+    let per = 4u * ((n + 1023u) / 1024u);
     let first = min(lid * per, n);
     let end = min(first + per, n);
     var sum = 0u;
-    for (var k = first; k < end; k++) {
-        sum += atomicLoad(&counters[block_slot(0u, k)]);
+    for (var k = first; k < end; k += 4u) {
+        let c = block_quad(k, end);
+        sum += c.x + c.y + c.z + c.w;
     }
     let scan = workgroup_scan(lid, sum, 256u);
     var at = scan.x;
-    for (var k = first; k < end; k++) {
-        let c = atomicLoad(&counters[block_slot(0u, k)]);
-        atomicStore(&counters[block_slot(0u, k)], at);
-        at += c;
+    for (var k = first; k < end; k += 4u) {
+        let c = block_quad(k, end);
+        for (var j = 0u; j < 4u && k + j < end; j++) {
+            atomicStore(&counters[block_slot(0u, k + j)], at);
+            at += c[j];
+        }
     }
     if (lid == 0u) {
         atomicStore(&counters[2u + params.dispatch_index], scan.y);
