@@ -10,7 +10,7 @@
  * Every one of these maps the doubles exactly (no rounding; scalings only when nothing under- or overflows)
  * and preserves Euclidean distances up to the exact factor 2^k, so the geometric answer is the same. Without
  * a separation the header promises an exact decision ("no collision" proven; "collision" proven) unless the
- * coordinates span more than 2^256 or the decision would need roots closer than 2^-400, so the hit answer
+ * coordinates span more than 2^256 or the decision would need roots closer than about 2^-900, so the hit answer
  * must not flip (the span counted from the largest magnitude down to the lowest bit of any coordinate, as the
  * exact decision does). With a separation, or wider coordinates, the header allows a contact reported near
  * one, or an undecided search, so a flip there is a finding only in the cases tolerated_flip describes.

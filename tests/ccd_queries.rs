@@ -96,3 +96,36 @@ fn sliding_spike_vertex_face() {
 fn sliding_spike_edge_edge() {
     check("erleben-sliding-spike--edge-edge.csv", edge_edge);
 }
+
+/// A fuzzing finding: edge B a point at the origin throughout, edge A from (0, 2.875, 0)–(−X, −7.625, 3.625)
+/// to (0, 0, 1.125)–(0.125, 0, 0), X = 1.006·2^184. A point of A is a0(t) + s (a1(t) − a0(t)); its y is
+/// (1 − t)(2.875 − 10.5 s), zero only at t = 1 (then x = 0.125 s forces s = 0, and z = 1.125) or at s = 23/84
+/// (then x = 0 forces t = X / (X + 0.125) < 1, and z = 1.125 t (1 − s) + 3.625 s (1 − t) > 0): A never passes
+/// through B. The exact decision once ran out of bisections in one edge order (its roots lie 2^-187 from the
+/// step's end) and answered "contact"; every order of the edges and of their ends must answer "none".
+#[test]
+fn a_segment_swept_past_a_point_with_a_188_bit_span_misses_it() {
+    let x = -f64::from_bits(0x4B70_1605_00FA_2828);
+    let a = [
+        [0.0, 2.875, 0.0],
+        [x, -7.625, 3.625],
+        [0.0, 0.0, 1.125],
+        [0.125, 0.0, 0.0],
+    ];
+    let b = [[0.0; 3]; 2];
+    for order in 0..8 {
+        // Bit 0 swaps A's ends, bit 1 B's, bit 2 the edges.
+        let ends = |e: &[[f64; 3]], t: usize, swap: bool| {
+            let (i, j) = if swap { (1, 0) } else { (0, 1) };
+            [e[2 * t + i], e[2 * t + j]]
+        };
+        let mut p = [[0.0; 3]; 8];
+        for t in 0..2 {
+            let (ea, eb) = (ends(&a, t, order & 1 != 0), ends(&b, 0, order & 2 != 0));
+            let (first, second) = if order & 4 != 0 { (eb, ea) } else { (ea, eb) };
+            p[4 * t..4 * t + 2].copy_from_slice(&first);
+            p[4 * t + 2..4 * t + 4].copy_from_slice(&second);
+        }
+        assert_eq!(edge_edge(&p, 0.0), None, "order {order}");
+    }
+}

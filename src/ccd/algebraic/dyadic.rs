@@ -65,7 +65,7 @@ impl Dyadic {
 
     /// The largest double not above the value (which lies in [0, 1]): a lower bound of a time. The cached
     /// image truncates to 53 bits, so it is that double; without one (exponents beyond 2^-1000, which a
-    /// decision's 400 bisections never reach) 0 is a lower bound all the same.
+    /// decision's 960 bisections never reach) 0 is a lower bound all the same.
     pub(super) fn floor_f64(&self) -> f64 {
         self.point.map_or(0.0, float_image::Point::floor)
     }

@@ -70,10 +70,11 @@ use std::cmp::Ordering;
 use sturm::{sturm_sequence, variations};
 
 /// Bisections and guesses (isolating roots, narrowing them) one decision may spend before giving up: the 1,324
-/// queries of the shared files, each decided on its own, take at most 119; roots closer together than this
-/// allows (about 2^-400) need coefficients of thousands of bits, and each step costs more the deeper it is.
-/// The caller's search still answers conservatively.
-const MAX_BISECTIONS: u32 = 400;
+/// queries of the shared files, each decided on its own, take at most 119; a segment swept past a point with
+/// coordinates spanning 188 bits (a fuzzing finding: several polynomials' roots 2^-187 from the step's end)
+/// takes 600 to 800. Roots closer together than this allows (about 2^-900) need coefficients of thousands of
+/// bits, and each step costs more the deeper it is. The caller's search still answers conservatively.
+const MAX_BISECTIONS: u32 = 960;
 
 /// Widest coordinate integers decided: the largest magnitude over the smallest coordinate's lowest bit (2^256:
 /// coordinates down to about 1e-60 of the largest, beside it). Beyond, the polynomials' coefficients grow past

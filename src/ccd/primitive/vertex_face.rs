@@ -11,7 +11,7 @@ use crate::ccd::Pair;
 /// `check_query`). Conservative: `None` only when, in exact arithmetic on these doubles, the vertex
 /// never comes within `min_separation` of the triangle; `Some` carries a lower bound of the time of impact.
 /// Without a separation the answer is exact (no false positive either) but for coordinates spanning more than
-/// 2^256 or roots too close together to isolate in 400 bisections (see `inclusion::earliest_root` and
+/// 2^256 or roots too close together to isolate in 960 bisections (see `inclusion::earliest_root` and
 /// `ccd/algebraic/`).
 pub fn vertex_face(points: &[[f64; 3]; 8], min_separation: f64) -> Option<Impact> {
     // The paper's cubic: without a separation, the vertex can only enter the face when the four are coplanar.
