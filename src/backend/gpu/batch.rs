@@ -144,14 +144,14 @@ pub struct GpuScratch {
     feedback: Grown,
     readback: Grown,
     candidates: Grown,
-    evaluation_size: Grown,
-    /// Binds `evaluation_size` as storage for the block scan; remade when that buffer is.
-    size_group: Option<wgpu::BindGroup>,
     candidate_capacity: u32,
     hit_capacity: u32,
     feedback_capacity: u32,
     /// Read-back sizes expected from the previous batches, so one round trip usually suffices.
     expected_hits: u32,
+    /// Candidates the evaluation and scatter passes are sized for (twice the last batch's most per dispatch);
+    /// their grid-stride loops cover any more.
+    expected_candidates: u32,
     expected_feedback: u32,
     /// Batches re-run after an overflow plus second read-back trips so far: one-off costs of a batch larger
     /// than the ones before, which AUTO's timing leaves out.
@@ -197,12 +197,11 @@ impl GpuScratch {
             feedback: Grown::new("feedback", U::STORAGE.union(U::COPY_SRC)),
             readback: Grown::new("read-back", U::MAP_READ.union(U::COPY_DST)),
             candidates: Grown::new("candidates", U::STORAGE),
-            evaluation_size: Grown::new("evaluation size", U::STORAGE.union(U::INDIRECT)),
-            size_group: None,
             candidate_capacity: INITIAL_CANDIDATES,
             hit_capacity: INITIAL_HITS,
             feedback_capacity: INITIAL_FEEDBACK,
             expected_hits: 256,
+            expected_candidates: INITIAL_CANDIDATES,
             expected_feedback: 2048,
             extra_trips: 0,
             host_queries: Vec::new(),

@@ -11,7 +11,7 @@
 //   count_survivors     - primitive assembly and the trivial reject, per block of BLOCK triangles and query:
 //                         the block's survivors are counted;
 //   scan_blocks         - one workgroup turns the counts (query-major, then block) into each block's first
-//                         candidate and sizes the next dispatches from the total;
+//                         candidate, and the total into the dispatch's candidate count;
 //   write_candidates    - the reject again, each survivor written at its block's offset plus its rank in the
 //                         block: the candidate list is ordered by (query, triangle); each invocation keeps its
 //                         run's survivors as a bit mask, so only they are tested twice;
@@ -125,8 +125,6 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 // the output); its outcome word at 4C + i (0: not hit, else 1 + its staged polygon's vertex count); its staged
 // record (a Hit, only if hit) at 5C + 17i; staged polygons from 22C, three words a vertex.
 @group(0) @binding(8) var<storage, read_write> candidates: array<u32>;
-// Workgroup counts of each dispatch's evaluation and scatter (x, y, z at 3k), written by scan_blocks.
-@group(1) @binding(0) var<storage, read_write> evaluation_size: array<u32>;
 
 // Triangles per block of the reject: 64 invocations, 16 consecutive triangles each.
 const BLOCK: u32 = 1024u;
@@ -833,8 +831,8 @@ fn block_quad(k: u32, end: u32) -> vec4<u32> {
 }
 
 // One workgroup: the (query, block) counts in place into first candidates (an exclusive prefix sum, query-major),
-// the total into the dispatch's candidate count, and the evaluation's and scatter's dispatch size. Each
-// invocation takes a contiguous run of a multiple of four counts.
+// and the total into the dispatch's candidate count (the evaluation and scatter loop up to it). Each invocation
+// takes a contiguous run of a multiple of four counts.
 @compute @workgroup_size(256)
 fn scan_blocks(@builtin(local_invocation_index) lid: u32) {
     let n = params.query_count * params.blocks;
@@ -857,10 +855,6 @@ fn scan_blocks(@builtin(local_invocation_index) lid: u32) {
     }
     if (lid == 0u) {
         atomicStore(&counters[2u + params.dispatch_index], scan.y);
-        let k = 3u * params.dispatch_index;
-        evaluation_size[k] = min((min(scan.y, params.candidate_capacity) + 63u) / 64u, 65535u);
-        evaluation_size[k + 1u] = 1u;
-        evaluation_size[k + 2u] = 1u;
     }
 }
 

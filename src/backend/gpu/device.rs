@@ -268,8 +268,6 @@ fn watch(device: &wgpu::Device) -> (Arc<AtomicBool>, Arc<Mutex<Option<String>>>)
 /// The clip-select pass's bind group layouts and its pipelines.
 pub(super) struct Pipelines {
     pub(super) layout: wgpu::BindGroupLayout,
-    /// Layout of group 1: the evaluation's indirect dispatch sizes, bound only while they are written.
-    pub(super) size_layout: wgpu::BindGroupLayout,
     pub(super) outcodes: wgpu::ComputePipeline,
     pub(super) count: wgpu::ComputePipeline,
     pub(super) scan_blocks: wgpu::ComputePipeline,
@@ -320,31 +318,15 @@ fn build_pipelines(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Result<Pi
             storage(8, false),
         ],
     });
-    let size_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("evaluation size"),
-        entries: &[storage(0, false)],
-    });
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("clip_select"),
         bind_group_layouts: &[Some(&layout)],
         immediate_size: 0,
     });
-    // Only the block scan sees the indirect buffer as storage: the evaluation reads it as its dispatch
-    // size, and one dispatch may not use a buffer both ways.
-    let size_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("evaluation size"),
-        bind_group_layouts: &[Some(&layout), Some(&size_layout)],
-        immediate_size: 0,
-    });
     let pipeline = |entry: &str| {
-        let layout = if entry == "scan_blocks" {
-            &size_pipeline_layout
-        } else {
-            &pipeline_layout
-        };
         device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(entry),
-            layout: Some(layout),
+            layout: Some(&pipeline_layout),
             module: &module,
             entry_point: Some(entry),
             compilation_options: Default::default(),
@@ -366,7 +348,6 @@ fn build_pipelines(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Result<Pi
     }
     Ok(Pipelines {
         layout,
-        size_layout,
         outcodes,
         count,
         scan_blocks,

@@ -223,22 +223,6 @@ impl GpuScratch {
             u64::from(self.candidate_capacity) * CANDIDATE_SIZE
                 + u64::from(self.feedback_capacity) * FEEDBACK_VERTEX_SIZE,
         )?;
-        if self
-            .evaluation_size
-            .ensure(gpu, self.dispatches.len() as u64 * 12)?
-        {
-            self.size_group = None;
-        }
-        if self.size_group.is_none() {
-            self.size_group = Some(gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("evaluation size"),
-                layout: &gpu.pipelines.size_layout,
-                entries: &[wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: self.evaluation_size.get().as_entire_binding(),
-                }],
-            }));
-        }
         replaced |= self
             .hits
             .ensure(gpu, u64::from(self.hit_capacity) * HIT_SIZE)?;
@@ -345,9 +329,15 @@ impl GpuScratch {
                 label: Some("clip_select"),
                 timestamp_writes: None,
             });
-            // All passes loop over their items, so a capped number of workgroups covers any mesh.
+            // All passes loop over their items, so a capped number of workgroups covers any mesh. The
+            // evaluation and scatter are sized from the last batch's candidates: a direct dispatch, where an
+            // indirect one would cost a validation dispatch and its barriers in wgpu.
             let most = gpu.max_workgroups;
-            let size_group = self.size_group.as_ref().expect("made above");
+            let per_candidate = self
+                .expected_candidates
+                .min(self.candidate_capacity)
+                .div_ceil(WORKGROUP)
+                .clamp(1, most);
             for (k, (d, (_, group))) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
                 pass.set_bind_group(0, group, &[(k as u64 * stride) as u32]);
                 pass.set_pipeline(&gpu.pipelines.outcodes);
@@ -360,17 +350,15 @@ impl GpuScratch {
                 pass.set_pipeline(&gpu.pipelines.count);
                 pass.dispatch_workgroups(blocks, d.query_count, 1);
                 pass.set_pipeline(&gpu.pipelines.scan_blocks);
-                pass.set_bind_group(1, size_group, &[]);
                 pass.dispatch_workgroups(1, 1, 1);
                 pass.set_pipeline(&gpu.pipelines.write);
                 pass.dispatch_workgroups(blocks, d.query_count, 1);
-                let size_at = k as u64 * 12;
                 pass.set_pipeline(&gpu.pipelines.evaluate);
-                pass.dispatch_workgroups_indirect(self.evaluation_size.get(), size_at);
+                pass.dispatch_workgroups(per_candidate, 1, 1);
                 pass.set_pipeline(&gpu.pipelines.scan_outcomes);
                 pass.dispatch_workgroups(1, 1, 1);
                 pass.set_pipeline(&gpu.pipelines.scatter);
-                pass.dispatch_workgroups_indirect(self.evaluation_size.get(), size_at);
+                pass.dispatch_workgroups(per_candidate, 1, 1);
             }
         }
         let readback = self.readback.get();

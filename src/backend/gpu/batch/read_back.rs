@@ -58,7 +58,7 @@ impl GpuScratch {
         same_versions: bool,
     ) -> Result<()> {
         let gpu = self.gpu.clone();
-        let (hits, feedback, f) = loop {
+        let (hits, feedback, candidates, f) = loop {
             let Some(f) = self.in_flight.take() else {
                 return Err(Error::invalid("no batch in flight"));
             };
@@ -76,7 +76,7 @@ impl GpuScratch {
                 && feedback <= self.feedback_capacity
                 && candidates <= self.candidate_capacity
             {
-                break (hits, feedback, f);
+                break (hits, feedback, candidates, f);
             }
             readback.unmap();
             self.extra_trips += 1;
@@ -108,12 +108,14 @@ impl GpuScratch {
                 .min(most_candidates);
             self.expected_hits = hits;
             self.expected_feedback = feedback;
+            self.expected_candidates = candidates;
             self.submit(backend, meshes, queries, same_versions)?;
         };
         // Read back twice what this batch needed next time: poses change little from step to step, so the usual
         // batch takes one round trip, and a few kilobytes more over the bus cost less than a second trip.
         self.expected_hits = hits.saturating_mul(2).max(256);
         self.expected_feedback = feedback.saturating_mul(2).max(2048);
+        self.expected_candidates = candidates.saturating_mul(2).max(1024);
         // Many hits spread over several queries are checked and copied into them on the context's threads.
         let pool = if hits >= PARALLEL_HITS && outputs.len() > 1 {
             backend.pool()
