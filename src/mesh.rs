@@ -547,9 +547,8 @@ mod tests {
     }
 
     fn pool(threads: usize) -> rayon::ThreadPool {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
+        crate::backend::worker_pool(threads, "test")
+            .unwrap()
             .unwrap()
     }
 

@@ -438,10 +438,7 @@ mod tests {
         let xs: Vec<f32> = a.iter().map(|p| p[0]).collect();
         let zeros = vec![0.0; N];
         let m = PositionMirror::new(&xs, &zeros, &zeros).unwrap();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap();
+        let pool = crate::backend::worker_pool(3, "test").unwrap().unwrap();
         let stop = AtomicBool::new(false);
         std::thread::scope(|s| {
             s.spawn(|| {

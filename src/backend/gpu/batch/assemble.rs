@@ -82,10 +82,9 @@ fn assemble_in(
     // Parallel work runs on `pool` only (inside its `install`), never on rayon's global pool.
     let parallel_emit = pool.is_some() && n > 1;
     let mut work = |runs: &mut Runs| {
-        let checked = match chunk {
-            Some(size) => check_in_chunks(records, feedback, runs, n, size),
-            None => check(records, feedback, &mut runs.runs),
-        };
+        // Without a chunk size: the whole batch as one chunk, checked on this thread.
+        let size = chunk.unwrap_or(records.len());
+        let checked = check(records, feedback, runs, n, size, chunk.is_some());
         if checked {
             emit_all(records, feedback, &runs.runs, outputs, parallel_emit);
         }
@@ -100,30 +99,6 @@ fn assemble_in(
     } else {
         Err(lost("the GPU returned a malformed hit record"))
     }
-}
-
-/// Checks every record in one pass and fills `runs`; false if one is malformed.
-fn check(records: &[GpuHit], feedback: &[[f32; 3]], runs: &mut [Run]) -> bool {
-    let mut next_vertex = 0u64;
-    let mut current = None;
-    for (k, r) in records.iter().enumerate() {
-        if r.query as usize >= runs.len() {
-            return false;
-        }
-        if k > 0 && records[k - 1].query == r.query {
-            if records[k - 1].triangle >= r.triangle {
-                return false;
-            }
-        } else if !start_run(runs, &mut current, r.query as usize, k, next_vertex) {
-            return false;
-        }
-        if !polygon_fits(r, next_vertex, feedback.len()) {
-            return false;
-        }
-        next_vertex += u64::from(r.feedback_count);
-    }
-    end_run(runs, current, records.len(), next_vertex);
-    true
 }
 
 /// Opens query `q`'s run at record `k` and vertex `vertex`, closing the `current` one there; false if `q`
@@ -165,29 +140,36 @@ fn polygon_fits(r: &GpuHit, next_vertex: u64, vertices: usize) -> bool {
     (r.feedback_count == 0 || u64::from(r.feedback_first) == next_vertex) && end <= vertices as u64
 }
 
-/// [`check`] in chunks of `size` records on the current pool: each checks its records in parallel (its first against
-/// the record before it, its polygons back to back from its own first vertex), then the chunks' summaries
-/// are stitched in order (each chunk's first vertex where the ones before end, each query's run started once).
-fn check_in_chunks(
+/// Checks every record and fills `runs.runs`; false if one is malformed. The records are checked in chunks of
+/// `size`, in parallel on the current pool if `parallel` (each chunk's first record against the one before
+/// it, its polygons back to back from its own first vertex), then the chunks' summaries are stitched in order
+/// (each chunk's first vertex where the ones before end, each query's run started once).
+fn check(
     records: &[GpuHit],
     feedback: &[[f32; 3]],
     runs: &mut Runs,
     n: usize,
     size: usize,
+    parallel: bool,
 ) -> bool {
     let size = size.max(1);
     let chunks = records.len().div_ceil(size);
     if runs.chunks.len() < chunks {
         runs.chunks.resize_with(chunks, Chunk::default);
     }
-    let inside = runs.chunks[..chunks]
-        .par_iter_mut()
-        .enumerate()
-        .with_max_len(1)
-        .all(|(i, chunk)| {
-            let range = i * size..records.len().min((i + 1) * size);
-            check_chunk(records, range, feedback.len(), n, chunk)
-        });
+    let check = |(i, chunk): (usize, &mut Chunk)| {
+        let range = i * size..records.len().min((i + 1) * size);
+        check_chunk(records, range, feedback.len(), n, chunk)
+    };
+    let inside = if parallel {
+        runs.chunks[..chunks]
+            .par_iter_mut()
+            .enumerate()
+            .with_max_len(1)
+            .all(check)
+    } else {
+        runs.chunks[..chunks].iter_mut().enumerate().all(check)
+    };
     if !inside {
         return false;
     }
@@ -397,9 +379,8 @@ mod tests {
     }
 
     fn pool(threads: usize) -> rayon::ThreadPool {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
+        crate::backend::worker_pool(threads, "test")
+            .unwrap()
             .unwrap()
     }
 
