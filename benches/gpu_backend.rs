@@ -15,7 +15,8 @@
 //! with the GPU/CPU ratio of the medians, an AUTO context's median next to them with AUTO/min(CPU, GPU) (AUTO
 //! picks a backend per batch; without a hardware GPU it is the CPU), and, on the 1.12M mesh, the targets of
 //! issue 3 (one tool ≤ 100 µs, 64 tools batched ≤ 200 µs, full re-upload + query ≤ 1 ms) and issue 26 (hits
-//! only: one tool ≤ 150 µs, 64 tools ≤ 2 ms), judged only on a hardware GPU.
+//! only: one tool ≤ 150 µs, 64 tools ≤ 2 ms), judged only on a hardware GPU. A second table breaks the GPU
+//! context's batches of 1 and 64 tools down into the host's phases and the device's passes (timestamps).
 //!
 //! The bench times and counts hits; `tests/gpu_bench_agreement.rs` checks that the GPU's hit sets are the CPU's
 //! on this scene.
@@ -29,6 +30,9 @@
 //! Needs nothing but `cargo bench --bench gpu_backend` (the liver is `data/meshes/liver-smooth.obj`, or the OBJ
 //! file named by `TROCAR_LIVER_OBJ`).
 
+/// The profiled breakdown (a file of its own: every `benches/*.rs` is a bench of its own).
+#[path = "gpu_backend/breakdown.rs"]
+mod breakdown;
 mod common;
 
 use common::{
@@ -571,6 +575,7 @@ fn main() {
     let mut current = (positions, triangles);
     let mut level = 0;
     let (mut meshes, mut setup, mut floors) = (Vec::new(), Vec::new(), Vec::new());
+    let mut profiled = Vec::new();
     for &wanted in levels {
         while level < wanted {
             current = subdivide(&current.0, &current.1);
@@ -620,6 +625,10 @@ fn main() {
             }
             rows.auto.extend(auto_bench.row(m));
             rows.cpu.extend(cpu_bench.row(m));
+        }
+        if let Some(b) = &gpu_bench {
+            eprintln!("[{:6.1} s]   profiled GPU batches", elapsed());
+            profiled.extend((0..breakdown::BATCHES.len()).map(|k| breakdown::profile(b, n, k)));
         }
         drop((gpu_bench, auto_bench, cpu_bench));
         if let (Some(g), Some(m)) = (&gpu, gpu_mesh) {
@@ -784,5 +793,25 @@ fn main() {
          (issue 26: ≤ 1.10 on every row on a hardware GPU). Targets are judged on a hardware GPU only, on the \
          1.12M-triangle mesh."
     );
+    if !profiled.is_empty() {
+        report!(report);
+        report!(report, "### Where a GPU batch's time goes");
+        report!(report);
+        report!(
+            report,
+            "The GPU context's batches again, profiled: the median of each phase over the iterations. Host: \
+             `query` is the whole call (with the update in the update row); `prepare` locks the meshes, plans the \
+             dispatches, uploads moved positions and sizes the buffers; `encode + submit` records the passes and \
+             submits them; `wait` lasts until the read-back is mapped; `collect` checks the hit records and copies \
+             them into the results. Device (timestamps, where the adapter writes them inside passes): the span \
+             from before the first pass to after the read-back copy, `wait beyond the span` (the round trip's \
+             latency: submission to start, completion to the host's wake-up and the map), then each pass. hits: \
+             per batch; candidates: the reject's survivors."
+        );
+        report!(report);
+        for line in breakdown::table(&profiled) {
+            report!(report, "{line}");
+        }
+    }
     report.finish(started);
 }

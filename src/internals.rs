@@ -68,3 +68,27 @@ pub fn pending_upload(ctx: &crate::Context, id: crate::MeshId) -> Option<usize> 
 pub fn auto_cost_model(ctx: &crate::Context) -> Option<CostModel> {
     ctx.cost_model()
 }
+
+/// Where a GPU batch's time went: the host's phases and the device's passes (the GPU bench's breakdown).
+pub use crate::backend::gpu::BatchProfile as GpuBatchProfile;
+
+/// Starts or stops profiling the GPU batches run into `results`: the host's phases always, the device's
+/// passes where the adapter writes timestamps inside passes. Costs a few timestamps per pass while on.
+pub fn profile_gpu_batches(results: &mut crate::Results, on: bool) {
+    let scratch = &mut results.scratch.backend;
+    scratch.profile_gpu = on;
+    if let Some(gpu) = &mut scratch.gpu {
+        gpu.profile(on);
+    }
+}
+
+/// The profile of the last GPU batch read back whole into `results` while profiling; `None` before one.
+pub fn gpu_batch_profile(results: &crate::Results) -> Option<GpuBatchProfile> {
+    results
+        .scratch
+        .backend
+        .gpu
+        .as_ref()?
+        .last_profile()
+        .cloned()
+}

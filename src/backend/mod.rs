@@ -109,6 +109,8 @@ pub struct BackendScratch {
     pub(crate) gpu: Option<gpu::GpuScratch>,
     /// The AUTO backend's choice for the current run, and when it started.
     pub(crate) auto: Option<choice::AutoRun>,
+    /// Whether GPU batches are profiled (see [`gpu::BatchProfile`]).
+    pub(crate) profile_gpu: bool,
 }
 
 /// What [`Backend::submit`] left behind.

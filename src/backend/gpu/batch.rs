@@ -3,6 +3,7 @@
 
 mod assemble;
 mod encode;
+mod profile;
 mod read_back;
 
 use super::device::{Gpu, lost};
@@ -12,6 +13,8 @@ use crate::error::Result;
 use crate::mesh_id::MeshId;
 use assemble::Runs;
 use parking_lot::Mutex;
+pub use profile::BatchProfile;
+use profile::Profiler;
 use std::sync::Arc;
 use wgpu::BufferUsages as U;
 
@@ -172,6 +175,8 @@ pub struct GpuScratch {
     host_feedback: Vec<[f32; 3]>,
     runs: Runs,
     in_flight: Option<InFlight>,
+    /// Set while the batches are profiled.
+    profiler: Option<Profiler>,
 }
 
 impl std::fmt::Debug for GpuScratch {
@@ -215,12 +220,25 @@ impl GpuScratch {
             host_feedback: Vec::new(),
             runs: Runs::default(),
             in_flight: None,
+            profiler: None,
         }
     }
 
     /// Re-runs and second read-back trips so far (see the field).
     pub fn extra_trips(&self) -> u64 {
         self.extra_trips
+    }
+
+    /// Starts (keeping the last profile if already started) or stops profiling the batches.
+    pub fn profile(&mut self, on: bool) {
+        if on != self.profiler.is_some() {
+            self.profiler = on.then(|| Profiler::new(&self.gpu));
+        }
+    }
+
+    /// The profile of the last batch read back whole while profiling.
+    pub fn last_profile(&self) -> Option<&BatchProfile> {
+        self.profiler.as_ref().and_then(|p| p.last.as_ref())
     }
 
     /// Whether these buffers live on `gpu`.

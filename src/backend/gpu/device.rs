@@ -10,6 +10,11 @@ const SHADER: &str = include_str!("clip_select.wgsl");
 /// Storage buffers in the block scan's pipeline layout (bindings 1 to 8 of group 0, binding 0 of group 1):
 /// one more than WebGPU's portable 8, which every native Vulkan, Metal and DX12 adapter exceeds.
 const STORAGE_BUFFERS: u32 = 9;
+/// Timestamps between dispatches and between copies: opened where the adapter has them, written only while a
+/// results object profiles its batches.
+const TIMESTAMPS: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
 
 /// An open device with the clip-select pipelines, shared by the backend and every results object's buffers.
 pub struct Gpu {
@@ -24,6 +29,9 @@ pub struct Gpu {
     pub(super) params_stride: u64,
     /// Largest storage buffer binding the device allows.
     pub(super) max_binding: u64,
+    /// Nanoseconds per timestamp tick, where the device writes timestamps between dispatches and copies (for
+    /// [`super::BatchProfile`]); `None` where it cannot.
+    pub(super) timestamp_period: Option<f64>,
     /// Set by the device-lost callback, by a failed map, or on purpose by [`Gpu::lose`].
     lost: Arc<AtomicBool>,
     /// The first error wgpu reported outside an error scope (a failed submission or a validation error).
@@ -123,6 +131,10 @@ impl Gpu {
             .limits()
             .max_storage_buffer_binding_size
             .min(device.limits().max_buffer_size);
+        let timestamp_period = device
+            .features()
+            .contains(TIMESTAMPS)
+            .then(|| f64::from(queue.get_timestamp_period()));
         Ok(Self {
             device,
             queue,
@@ -131,6 +143,7 @@ impl Gpu {
             max_workgroups,
             params_stride,
             max_binding,
+            timestamp_period,
             lost,
             failure,
         })
@@ -241,6 +254,7 @@ fn open_device(
     };
     pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("trocar"),
+        required_features: adapter.features() & TIMESTAMPS,
         required_limits: limits,
         ..Default::default()
     }))

@@ -13,7 +13,7 @@ mod device;
 mod layout;
 mod mesh_buffers;
 
-pub use batch::GpuScratch;
+pub use batch::{BatchProfile, GpuScratch};
 
 use super::{Backend, BackendKind, BackendScratch, MeshChange, PreparedQuery, Submission};
 use crate::error::Result;
@@ -120,6 +120,7 @@ impl GpuBackend {
         if !s.is_on(&self.gpu) {
             *s = GpuScratch::new(self.gpu.clone());
         }
+        s.profile(scratch.profile_gpu);
         s
     }
 }

@@ -1,6 +1,7 @@
 //! Encoding and submitting a batch: lock its meshes, plan one dispatch pair per run of queries on a mesh,
 //! size the buffers, bind them and record the passes and the read-back copies.
 
+use super::profile::Profiler;
 use super::{
     BindKey, Dispatch, GpuScratch, InFlight, WORKGROUP, counter_buffer_size, counters_size,
     map_for_reading,
@@ -44,14 +45,24 @@ impl GpuScratch {
         let gpu = self.gpu.clone();
         gpu.check()?;
         debug_assert!(self.in_flight.is_none());
+        if let Some(p) = &mut self.profiler {
+            p.start_submit();
+        }
         let guards = self.lock_meshes(meshes, queries, same_versions)?;
         let mesh_buffers = self.plan_dispatches(&gpu, backend, queries, &guards)?;
         let outcode_words = self.write_params(&gpu, &mesh_buffers);
         let read = self.ensure_buffers(&gpu, outcode_words)?;
         self.refresh_bind_groups(&gpu, &mesh_buffers);
+        if let Some(p) = &mut self.profiler {
+            p.prepared();
+            p.begin_encoding(&gpu, self.dispatches.len())?;
+        }
         let submission = self.encode(&gpu, &read);
         drop(guards);
         let mapped = map_for_reading(self.readback.get(), read.len);
+        if let Some(p) = &mut self.profiler {
+            p.submitted();
+        }
         self.in_flight = Some(InFlight {
             submission,
             mapped,
@@ -338,27 +349,38 @@ impl GpuScratch {
                 .min(self.candidate_capacity)
                 .div_ceil(WORKGROUP)
                 .clamp(1, most);
+            let pipelines = &gpu.pipelines;
+            stamp(&mut self.profiler, &mut pass, "start");
             for (k, (d, (_, group))) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
                 pass.set_bind_group(0, group, &[(k as u64 * stride) as u32]);
-                pass.set_pipeline(&gpu.pipelines.outcodes);
-                pass.dispatch_workgroups(
-                    d.words_per_query.div_ceil(WORKGROUP).min(most),
-                    d.query_count,
-                    1,
-                );
+                let per_word = d.words_per_query.div_ceil(WORKGROUP).min(most);
                 let blocks = d.blocks.min(most);
-                pass.set_pipeline(&gpu.pipelines.count);
-                pass.dispatch_workgroups(blocks, d.query_count, 1);
-                pass.set_pipeline(&gpu.pipelines.scan_blocks);
-                pass.dispatch_workgroups(1, 1, 1);
-                pass.set_pipeline(&gpu.pipelines.write);
-                pass.dispatch_workgroups(blocks, d.query_count, 1);
-                pass.set_pipeline(&gpu.pipelines.evaluate);
-                pass.dispatch_workgroups(per_candidate, 1, 1);
-                pass.set_pipeline(&gpu.pipelines.scan_outcomes);
-                pass.dispatch_workgroups(1, 1, 1);
-                pass.set_pipeline(&gpu.pipelines.scatter);
-                pass.dispatch_workgroups(per_candidate, 1, 1);
+                let passes = [
+                    (
+                        &pipelines.outcodes,
+                        (per_word, d.query_count),
+                        "vertex_outcodes",
+                    ),
+                    (&pipelines.count, (blocks, d.query_count), "count_survivors"),
+                    (&pipelines.scan_blocks, (1, 1), "scan_blocks"),
+                    (
+                        &pipelines.write,
+                        (blocks, d.query_count),
+                        "write_candidates",
+                    ),
+                    (
+                        &pipelines.evaluate,
+                        (per_candidate, 1),
+                        "evaluate_candidates",
+                    ),
+                    (&pipelines.scan_outcomes, (1, 1), "scan_outcomes"),
+                    (&pipelines.scatter, (per_candidate, 1), "scatter_hits"),
+                ];
+                for (pipeline, (x, y), label) in passes {
+                    pass.set_pipeline(pipeline);
+                    pass.dispatch_workgroups(x, y, 1);
+                    stamp(&mut self.profiler, &mut pass, label);
+                }
             }
         }
         let readback = self.readback.get();
@@ -381,6 +403,16 @@ impl GpuScratch {
                 feedback_bytes,
             );
         }
+        if let Some(p) = &mut self.profiler {
+            p.finish_encoding(&mut encoder);
+        }
         gpu.queue.submit([encoder.finish()])
+    }
+}
+
+/// Writes a profile timestamp closing pass `label`, when the batches are profiled.
+fn stamp(profiler: &mut Option<Profiler>, pass: &mut wgpu::ComputePass<'_>, label: &'static str) {
+    if let Some(p) = profiler {
+        p.stamp(pass, label);
     }
 }

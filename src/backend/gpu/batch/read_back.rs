@@ -2,49 +2,20 @@
 //! first read-back did not hold, and hand the records to [`super::assemble`].
 
 use super::assemble::assemble;
-use super::{GpuScratch, InFlight, PARALLEL_HITS, map_for_reading, mapped_view};
+use super::{GpuScratch, InFlight, MapResult, PARALLEL_HITS, map_for_reading, mapped_view};
 use crate::backend::PreparedQuery;
 use crate::backend::gpu::GpuBackend;
-use crate::backend::gpu::device::lost;
+use crate::backend::gpu::device::{Gpu, lost};
 use crate::backend::gpu::layout::{CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuHit, HIT_SIZE};
 use crate::error::{Error, ErrorKind, Result};
 use crate::mesh_store::MeshTable;
 use crate::query::QueryOutput;
+use parking_lot::Mutex;
 
 impl GpuScratch {
     /// Blocks until the in-flight read-back is mapped; a failure means the device is gone.
     fn finish(&self, f: &InFlight) -> Result<()> {
-        // When several threads poll the device, the one that retires a submission runs its map callbacks
-        // after it releases wgpu's locks, so this thread's wait can return a moment before its callback has
-        // run: poll again until it has (bounded, in case a driver never answers).
-        let limit = self.gpu.wait_limit();
-        let deadline = std::time::Instant::now() + limit;
-        loop {
-            if let Some(mapped) = f.mapped.lock().take() {
-                return match mapped {
-                    Ok(()) => self.gpu.check(),
-                    Err(e) => {
-                        self.gpu.mark_lost();
-                        Err(lost(format!("reading the GPU's results failed: {e}")))
-                    }
-                };
-            }
-            let polled = self.gpu.device.poll(wgpu::PollType::Wait {
-                submission_index: Some(f.submission.clone()),
-                timeout: Some(limit),
-            });
-            if let Err(e) = polled {
-                self.gpu.mark_lost();
-                return Err(lost(format!("waiting for the GPU failed: {e}")));
-            }
-            if std::time::Instant::now() > deadline {
-                self.gpu.mark_lost();
-                return Err(lost(format!(
-                    "the GPU's results were not readable {limit:?} after the batch completed"
-                )));
-            }
-            std::thread::yield_now();
-        }
+        wait_mapped(&self.gpu, &f.submission, &f.mapped)
     }
 
     /// Collects the batch into `outputs`, re-running it with larger buffers if it overflowed them. With
@@ -58,6 +29,9 @@ impl GpuScratch {
         same_versions: bool,
     ) -> Result<()> {
         let gpu = self.gpu.clone();
+        if let Some(p) = &mut self.profiler {
+            p.start_wait(self.extra_trips);
+        }
         let (hits, feedback, candidates, f) = loop {
             let Some(f) = self.in_flight.take() else {
                 return Err(Error::invalid("no batch in flight"));
@@ -122,7 +96,16 @@ impl GpuScratch {
         } else {
             None
         };
-        self.collect(&f, hits, feedback, outputs, pool)
+        if let Some(p) = &mut self.profiler {
+            p.read_back(hits, candidates);
+        }
+        self.collect(&f, hits, feedback, outputs, pool)?;
+        match &mut self.profiler {
+            Some(p) => p.collected(self.extra_trips, |mapped| {
+                wait_mapped(&gpu, &f.submission, mapped)
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Copies the batch's `hits` records and `feedback` vertices into `outputs`: straight from the mapped
@@ -232,6 +215,45 @@ impl GpuScratch {
         }
         readback.unmap();
         Ok(())
+    }
+}
+
+/// Blocks until `mapped` (a map asked after `submission`) is done; a failure means the device is gone.
+fn wait_mapped(
+    gpu: &Gpu,
+    submission: &wgpu::SubmissionIndex,
+    mapped: &Mutex<Option<MapResult>>,
+) -> Result<()> {
+    // When several threads poll the device, the one that retires a submission runs its map callbacks
+    // after it releases wgpu's locks, so this thread's wait can return a moment before its callback has
+    // run: poll again until it has (bounded, in case a driver never answers).
+    let limit = gpu.wait_limit();
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if let Some(mapped) = mapped.lock().take() {
+            return match mapped {
+                Ok(()) => gpu.check(),
+                Err(e) => {
+                    gpu.mark_lost();
+                    Err(lost(format!("reading the GPU's results failed: {e}")))
+                }
+            };
+        }
+        let polled = gpu.device.poll(wgpu::PollType::Wait {
+            submission_index: Some(submission.clone()),
+            timeout: Some(limit),
+        });
+        if let Err(e) = polled {
+            gpu.mark_lost();
+            return Err(lost(format!("waiting for the GPU failed: {e}")));
+        }
+        if std::time::Instant::now() > deadline {
+            gpu.mark_lost();
+            return Err(lost(format!(
+                "the GPU's results were not readable {limit:?} after the batch completed"
+            )));
+        }
+        std::thread::yield_now();
     }
 }
 
