@@ -92,3 +92,9 @@ pub fn gpu_batch_profile(results: &crate::Results) -> Option<GpuBatchProfile> {
         .last_profile()
         .cloned()
 }
+
+/// Makes the GPU waits of batches run into `results` poll the device for up to `spin` before blocking (zero,
+/// the default: block at once), for the bench to compare the two.
+pub fn spin_gpu_waits(results: &mut crate::Results, spin: std::time::Duration) {
+    results.scratch.backend.gpu_spin = spin;
+}

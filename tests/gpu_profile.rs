@@ -3,13 +3,14 @@
 //! the results hold, its host phases fit inside the call's wall time, and where the adapter writes timestamps
 //! inside passes its device passes are the shader's seven in pipeline order, then the read-back copy, adding
 //! up to the device's span. A first batch larger than a fresh results object's buffers reports its re-run; a
-//! batch with more dispatches than one query set can time keeps its host phases only.
+//! batch with more dispatches than one query set can time keeps its host phases only. Waits that poll the
+//! device before blocking (`internals::spin_gpu_waits`) answer the same.
 
 mod common;
 
 use common::Rng;
 use std::time::{Duration, Instant};
-use trocar::internals::{GpuBatchProfile, gpu_batch_profile, profile_gpu_batches};
+use trocar::internals::{GpuBatchProfile, gpu_batch_profile, profile_gpu_batches, spin_gpu_waits};
 use trocar::{Context, Hit, MeshId, Query, Results, VolumeKind};
 
 /// The passes a profile names, in pipeline order.

@@ -5,16 +5,28 @@
 use super::{BackendBench, SLOW_ITERATION, Sample, batch, measure};
 use crate::common::{format_count, format_time, median_p90};
 use std::time::{Duration, Instant};
-use trocar::internals::{GpuBatchProfile, gpu_batch_profile, profile_gpu_batches};
+use trocar::internals::{GpuBatchProfile, gpu_batch_profile, profile_gpu_batches, spin_gpu_waits};
 
-/// The batches broken down: label, tools, hits only, every vertex moved before each.
-pub const BATCHES: [(&str, usize, bool, bool); 5] = [
-    ("1 tool", 1, false, false),
-    ("1 tool, hits only", 1, true, false),
-    ("update_positions + 1 tool", 1, false, true),
-    ("64 tools", 64, false, false),
-    ("64 tools, hits only", 64, true, false),
+/// The batches broken down: label, tools, hits only, every vertex moved before each, how long each wait polls
+/// the device before blocking (`internals::spin_gpu_waits`).
+pub const BATCHES: [(&str, usize, bool, bool, Duration); 7] = [
+    ("1 tool", 1, false, false, Duration::ZERO),
+    ("1 tool, hits only", 1, true, false, Duration::ZERO),
+    ("1 tool, hits only, waits spin ≤ 1 ms", 1, true, false, SPIN),
+    ("update_positions + 1 tool", 1, false, true, Duration::ZERO),
+    ("64 tools", 64, false, false, Duration::ZERO),
+    ("64 tools, hits only", 64, true, false, Duration::ZERO),
+    (
+        "64 tools, hits only, waits spin ≤ 1 ms",
+        64,
+        true,
+        false,
+        SPIN,
+    ),
 ];
+
+/// The spinning rows' polling before a wait blocks.
+const SPIN: Duration = Duration::from_millis(1);
 
 /// The host's phases, then the device's span: the columns every row has.
 const PHASES: [&str; 6] = [
@@ -71,7 +83,7 @@ impl Row {
 
 /// Profiles batch `which` of [`BATCHES`] on the GPU bench `b`'s mesh of `triangles` triangles.
 pub fn profile(b: &BackendBench<'_>, triangles: usize, which: usize) -> Row {
-    let (label, n, hits_only, update) = BATCHES[which];
+    let (label, n, hits_only, update, spin) = BATCHES[which];
     let mut row = Row {
         triangles,
         label,
@@ -87,6 +99,7 @@ pub fn profile(b: &BackendBench<'_>, triangles: usize, which: usize) -> Row {
     }
     let mut results = b.ctx.create_results();
     profile_gpu_batches(&mut results, true);
+    spin_gpu_waits(&mut results, spin);
     let (mut queries, mut deformed) = (Vec::new(), Vec::new());
     let mut iterations = 0usize;
     measure(b.budget, n, |i| {

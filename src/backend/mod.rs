@@ -111,6 +111,8 @@ pub struct BackendScratch {
     pub(crate) auto: Option<choice::AutoRun>,
     /// Whether GPU batches are profiled (see [`gpu::BatchProfile`]).
     pub(crate) profile_gpu: bool,
+    /// How long a GPU wait polls before it blocks.
+    pub(crate) gpu_spin: std::time::Duration,
 }
 
 /// What [`Backend::submit`] left behind.

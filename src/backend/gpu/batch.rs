@@ -177,6 +177,8 @@ pub struct GpuScratch {
     in_flight: Option<InFlight>,
     /// Set while the batches are profiled.
     profiler: Option<Profiler>,
+    /// How long a wait polls the device before it blocks (zero: it blocks at once).
+    spin: std::time::Duration,
 }
 
 impl std::fmt::Debug for GpuScratch {
@@ -221,6 +223,7 @@ impl GpuScratch {
             runs: Runs::default(),
             in_flight: None,
             profiler: None,
+            spin: std::time::Duration::ZERO,
         }
     }
 
@@ -234,6 +237,11 @@ impl GpuScratch {
         if on != self.profiler.is_some() {
             self.profiler = on.then(|| Profiler::new(&self.gpu));
         }
+    }
+
+    /// Makes each wait poll the device for up to `spin` before it blocks.
+    pub fn set_spin(&mut self, spin: std::time::Duration) {
+        self.spin = spin;
     }
 
     /// The profile of the last batch read back whole while profiling.

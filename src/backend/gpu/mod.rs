@@ -121,6 +121,7 @@ impl GpuBackend {
             *s = GpuScratch::new(self.gpu.clone());
         }
         s.profile(scratch.profile_gpu);
+        s.set_spin(scratch.gpu_spin);
         s
     }
 }

@@ -11,10 +11,12 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::mesh_store::MeshTable;
 use crate::query::QueryOutput;
 use parking_lot::Mutex;
+use std::time::{Duration, Instant};
 
 impl GpuScratch {
     /// Blocks until the in-flight read-back is mapped; a failure means the device is gone.
     fn finish(&self, f: &InFlight) -> Result<()> {
+        spin_until_mapped(&self.gpu, &f.mapped, self.spin)?;
         wait_mapped(&self.gpu, &f.submission, &f.mapped)
     }
 
@@ -216,6 +218,23 @@ impl GpuScratch {
         readback.unmap();
         Ok(())
     }
+}
+
+/// Polls the device without blocking until `mapped` is done or `spin` has passed (a blocking wait's wake-up
+/// can cost more than a short batch); a failed poll means the device is gone. [`wait_mapped`] takes the map.
+fn spin_until_mapped(gpu: &Gpu, mapped: &Mutex<Option<MapResult>>, spin: Duration) -> Result<()> {
+    if spin.is_zero() {
+        return Ok(());
+    }
+    let deadline = Instant::now() + spin;
+    while mapped.lock().is_none() && Instant::now() < deadline {
+        if let Err(e) = gpu.device.poll(wgpu::PollType::Poll) {
+            gpu.mark_lost();
+            return Err(lost(format!("waiting for the GPU failed: {e}")));
+        }
+        std::hint::spin_loop();
+    }
+    Ok(())
 }
 
 /// Blocks until `mapped` (a map asked after `submission`) is done; a failure means the device is gone.
