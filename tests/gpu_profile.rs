@@ -138,6 +138,13 @@ fn profiled_batches_answer_as_unprofiled_ones_and_account_for_their_time() {
         gpu_batch_profile(&results).is_none(),
         "off drops the profile"
     );
+    // Waits that poll before blocking (the bench's spinning rows) answer the same; a spin far shorter than
+    // the batch ends in the blocking wait.
+    for spin in [Duration::from_secs(30), Duration::from_nanos(1)] {
+        spin_gpu_waits(&mut results, spin);
+        gpu_ctx.query(&batch, &mut results).unwrap();
+        assert_eq!(answers(&results), answers(&expected), "spinning {spin:?}");
+    }
 }
 
 #[test]
