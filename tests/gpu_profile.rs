@@ -3,7 +3,8 @@
 //! the results hold, its host phases fit inside the call's wall time, and where the adapter writes timestamps
 //! inside passes its device passes are the shader's seven in pipeline order, then the read-back copy, adding
 //! up to the device's span. A first batch larger than a fresh results object's buffers reports its re-run; a
-//! batch with more dispatches than one query set can time keeps its host phases only. Waits that poll the
+//! batch with more dispatches than one query set can time keeps its host phases only; a batch with more hits than
+//! the read-back expects from the recent ones takes one second trip and returns every hit. Waits that poll the
 //! device before blocking (`internals::spin_gpu_waits`) answer the same.
 
 mod common;
@@ -172,4 +173,35 @@ fn a_batch_beyond_one_query_set_keeps_its_host_phases() {
         profile.passes.is_empty() && profile.device.is_none(),
         "{profile:?}"
     );
+}
+
+#[test]
+fn a_batch_beyond_the_read_ahead_takes_a_second_trip_and_returns_every_hit() {
+    let Some(gpu) = common::gpu() else { return };
+    let mut rng = Rng(0x6a09_e667_f3bc_c908);
+    let (positions, triangles) = common::soup(&mut rng, 6000);
+    let gpu_ctx = common::context(gpu, 2);
+    let mesh = gpu_ctx.create_mesh(&positions, &triangles).unwrap();
+    let large = queries(&mut rng, &[mesh], 64);
+    let small = &large[..1];
+    let mut expected = gpu_ctx.create_results();
+    gpu_ctx.query(&large, &mut expected).unwrap();
+    let mut results = gpu_ctx.create_results();
+    profile_gpu_batches(&mut results, true);
+    // The large batch grows the buffers; after enough small ones the read-back no longer expects it.
+    gpu_ctx.query(&large, &mut results).unwrap();
+    for _ in 0..16 {
+        gpu_ctx.query(small, &mut results).unwrap();
+    }
+    let small_hits = gpu_batch_profile(&results).unwrap().hits;
+    let wall = timed_query(&gpu_ctx, &large, &mut results);
+    let profile = gpu_batch_profile(&results).unwrap();
+    assert_accounts(&profile, &results, wall);
+    // The read-back copies the recent batches' most plus an eighth, or plus 4,096 records if more.
+    assert!(
+        profile.hits > small_hits + 4096,
+        "{small_hits} then {profile:?}"
+    );
+    assert_eq!(profile.extra_trips, 1, "one second trip: {profile:?}");
+    assert_eq!(answers(&results), answers(&expected));
 }

@@ -39,6 +39,46 @@ fn counter_buffer_size(dispatches: usize, most_blocks: u64) -> u64 {
     (2 + 2 * dispatches as u64 + most_blocks) * 4
 }
 
+/// Hit records and feedback vertices a read-back copies beyond the recent batches' largest count, at least: a
+/// few hundred kilobytes cost the bus a few microseconds, less than a second round trip.
+const HIT_SLACK: u32 = 1 << 12;
+const FEEDBACK_SLACK: u32 = 1 << 14;
+/// Read-backs a read-back size looks back over.
+const RECENT: usize = 8;
+
+/// How many items (hit records, feedback vertices) a read-back copies: the most of the last [`RECENT`]
+/// read-backs plus an eighth, or plus `slack` if more. Poses change little from step to step, so one round trip
+/// usually suffices, and a large batch's read-back is not twice what it needs (for 64 tools on a 1M-triangle
+/// organ, some 20 MB over the bus).
+#[derive(Clone, Copy, Debug)]
+struct ReadAhead {
+    recent: [u32; RECENT],
+    next: usize,
+    slack: u32,
+}
+
+impl ReadAhead {
+    const fn new(slack: u32) -> Self {
+        Self {
+            recent: [0; RECENT],
+            next: 0,
+            slack,
+        }
+    }
+
+    /// A read-back found `count` items.
+    fn record(&mut self, count: u32) {
+        self.recent[self.next] = count;
+        self.next = (self.next + 1) % RECENT;
+    }
+
+    /// Items the next read-back copies.
+    fn expected(&self) -> u32 {
+        let most = self.recent.iter().copied().max().unwrap_or(0);
+        most.saturating_add((most / 8).max(self.slack))
+    }
+}
+
 /// A device buffer that grows (never shrinks) to the largest size asked of it.
 struct Grown {
     label: &'static str,
@@ -150,12 +190,12 @@ pub struct GpuScratch {
     candidate_capacity: u32,
     hit_capacity: u32,
     feedback_capacity: u32,
-    /// Read-back sizes expected from the previous batches, so one round trip usually suffices.
-    expected_hits: u32,
+    /// Hit records and feedback vertices the next read-back copies, from the previous batches' counts.
+    read_ahead_hits: ReadAhead,
     /// Candidates the evaluation and scatter passes are sized for (twice the last batch's most per dispatch);
     /// their grid-stride loops cover any more.
     expected_candidates: u32,
-    expected_feedback: u32,
+    read_ahead_feedback: ReadAhead,
     /// Batches re-run after an overflow plus second read-back trips so far: one-off costs of a batch larger
     /// than the ones before, which AUTO's timing leaves out.
     extra_trips: u64,
@@ -207,9 +247,9 @@ impl GpuScratch {
             candidate_capacity: INITIAL_CANDIDATES,
             hit_capacity: INITIAL_HITS,
             feedback_capacity: INITIAL_FEEDBACK,
-            expected_hits: 256,
+            read_ahead_hits: ReadAhead::new(HIT_SLACK),
             expected_candidates: INITIAL_CANDIDATES,
-            expected_feedback: 2048,
+            read_ahead_feedback: ReadAhead::new(FEEDBACK_SLACK),
             extra_trips: 0,
             host_queries: Vec::new(),
             host_params: Vec::new(),
@@ -252,5 +292,32 @@ impl GpuScratch {
     /// Whether these buffers live on `gpu`.
     pub fn is_on(&self, gpu: &Arc<Gpu>) -> bool {
         Arc::ptr_eq(&self.gpu, gpu)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_back_copies_the_recent_most_and_an_eighth_or_the_slack() {
+        let mut r = ReadAhead::new(100);
+        assert_eq!(r.expected(), 100);
+        r.record(400);
+        assert_eq!(r.expected(), 500, "the slack exceeds an eighth");
+        r.record(8000);
+        assert_eq!(r.expected(), 9000, "an eighth exceeds the slack");
+        for _ in 0..RECENT - 1 {
+            r.record(800);
+        }
+        assert_eq!(r.expected(), 9000, "8000 is among the last {RECENT}");
+        r.record(800);
+        assert_eq!(
+            r.expected(),
+            900,
+            "8000 is forgotten after {RECENT} read-backs"
+        );
+        r.record(u32::MAX);
+        assert_eq!(r.expected(), u32::MAX);
     }
 }

@@ -244,11 +244,13 @@ impl GpuScratch {
         if replaced {
             self.bind_groups.clear();
         }
-        let read_hits = self.expected_hits.min(self.hit_capacity);
+        let read_hits = self.read_ahead_hits.expected().min(self.hit_capacity);
         // A batch of hits-only queries writes no polygon: nothing of the feedback buffer is read back.
         let wants_feedback = self.host_queries.iter().any(|q| q.hits_only == 0);
         let read_feedback = if wants_feedback {
-            self.expected_feedback.min(self.feedback_capacity)
+            self.read_ahead_feedback
+                .expected()
+                .min(self.feedback_capacity)
         } else {
             0
         };

@@ -82,15 +82,13 @@ impl GpuScratch {
                 .max(self.candidate_capacity)
                 .next_power_of_two()
                 .min(most_candidates);
-            self.expected_hits = hits;
-            self.expected_feedback = feedback;
+            self.read_ahead_hits.record(hits);
+            self.read_ahead_feedback.record(feedback);
             self.expected_candidates = candidates;
             self.submit(backend, meshes, queries, same_versions)?;
         };
-        // Read back twice what this batch needed next time: poses change little from step to step, so the usual
-        // batch takes one round trip, and a few kilobytes more over the bus cost less than a second trip.
-        self.expected_hits = hits.saturating_mul(2).max(256);
-        self.expected_feedback = feedback.saturating_mul(2).max(2048);
+        self.read_ahead_hits.record(hits);
+        self.read_ahead_feedback.record(feedback);
         self.expected_candidates = candidates.saturating_mul(2).max(1024);
         // Many hits spread over several queries are checked and copied into them on the context's threads.
         let pool = if hits >= PARALLEL_HITS && outputs.len() > 1 {
