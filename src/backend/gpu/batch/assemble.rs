@@ -5,52 +5,50 @@ use crate::backend::gpu::device::lost;
 use crate::backend::gpu::layout::GpuHit;
 use crate::error::Result;
 use crate::query::QueryOutput;
-use rayon::iter::{
-    IndexedParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator,
-};
+use rayon::iter::{IndexedParallelIterator, IntoParallelRefMutIterator, ParallelIterator};
+use std::ops::Range;
+use std::sync::Mutex;
 
-/// Fewest records a chunk of the parallel check holds: below, a thread's share costs less than handing it out.
+/// Fewest records a chunk of the parallel pass holds: below, a thread's share costs less than handing it out.
 const CHUNK: usize = 1 << 12;
 /// Chunks per pool thread, so that a thread slowed by other work leaves its share to the others.
 const CHUNKS_PER_THREAD: usize = 4;
+/// Records checked before they are copied: few enough (~9 KB) to be still in L1 when the copy reads them.
+const BLOCK: usize = 128;
 
 /// Scratch of [`assemble`], kept between batches.
 #[derive(Default)]
 pub(super) struct Runs {
-    /// Per query of the batch, its run of records and of feedback vertices; `end == 0` for none.
-    runs: Vec<Run>,
-    /// Per chunk of the parallel check, what the stitching needs of it.
-    chunks: Vec<Chunk>,
+    /// Per output, its hits and feedback vertices on entry: what a refused batch leaves it with.
+    lengths: Vec<(usize, usize)>,
+    /// Per chunk of records, what its task copied.
+    spans: Vec<Span>,
 }
 
-/// One query's records `first..end` and their polygons' vertices `vertex_first..vertex_end`.
+/// The runs one chunk's task copied: those starting in its chunk, the last maybe reaching past its end.
 #[derive(Clone, Copy, Default)]
-struct Run {
+struct Span {
+    /// Its runs' records `first..end`; empty if no run starts in the chunk.
     first: usize,
     end: usize,
-    vertex_first: usize,
-    vertex_end: usize,
-}
-
-/// What one chunk of records shows to the stitching, once its inside has been checked.
-#[derive(Default)]
-struct Chunk {
-    /// The runs that start in the chunk: (query, record, vertices of the chunk's polygons before it).
-    starts: Vec<(u32, usize, u64)>,
-    /// First vertex of the chunk's first non-empty polygon (none if all its polygons are empty).
+    /// First vertex of its first non-empty polygon (none if all its polygons are empty).
     first_vertex: Option<u64>,
-    /// Vertices of the chunk's polygons.
+    /// Vertices of its polygons.
     vertices: u64,
 }
+
+/// A query's output, until a run claims it (`None` once claimed).
+type Slot<'a> = Mutex<Option<&'a mut QueryOutput>>;
 
 /// Copies a batch's records (with their polygons in `feedback`) into the outputs.
 ///
 /// The shader writes each query's records as one run, in triangle order, with its polygons back to back in
-/// the same order, so each query's hits and feedback are contiguous ranges. Every record is checked (query in
-/// the batch, one run per query, triangles increasing, polygons back to back inside the read-back) before any
-/// output is touched; then each run is copied, its feedback in one piece. With a `pool`, a batch of many
-/// records is checked in chunks in parallel (their edges stitched after), and the queries are copied in
-/// parallel (each owns its run and its output).
+/// the same order, so each query's hits and feedback are contiguous ranges. Each record is read once: checked
+/// (query in the batch, triangles increasing, polygons back to back inside the read-back) and copied a block
+/// at a time, each run by the task that claims its query's output. Runs found back to back and each query
+/// claimed once make one run per query; a malformed batch leaves every output as it came. With a `pool`, a
+/// batch of many records is cut into chunks copied in parallel, each task copying the runs that start in its
+/// chunk.
 pub(super) fn assemble(
     records: &[GpuHit],
     feedback: &[[f32; 3]],
@@ -65,8 +63,8 @@ pub(super) fn assemble(
     assemble_in(records, feedback, runs, outputs, pool, chunk)
 }
 
-/// [`assemble`], its records checked in chunks of `chunk` records on `pool` if both are given, else in one
-/// pass.
+/// [`assemble`], its records copied in chunks of `chunk` records on `pool` if both are given, else in one
+/// pass on this thread.
 fn assemble_in(
     records: &[GpuHit],
     feedback: &[[f32; 3]],
@@ -75,202 +73,197 @@ fn assemble_in(
     pool: Option<&rayon::ThreadPool>,
     chunk: Option<usize>,
 ) -> Result<()> {
-    let n = outputs.len();
-    runs.runs.clear();
-    runs.runs.resize(n, Run::default());
-    let chunk = chunk.filter(|_| pool.is_some());
+    runs.lengths.clear();
+    runs.lengths
+        .extend(outputs.iter().map(|o| (o.hits.len(), o.feedback.len())));
+    let spans = &mut runs.spans;
     // Parallel work runs on `pool` only (inside its `install`), never on rayon's global pool.
-    let parallel_emit = pool.is_some() && n > 1;
-    let mut work = |runs: &mut Runs| {
-        // Without a chunk size: the whole batch as one chunk, checked on this thread.
-        let size = chunk.unwrap_or(records.len());
-        let checked = check(records, feedback, runs, n, size, chunk.is_some());
-        if checked {
-            emit_all(records, feedback, &runs.runs, outputs, parallel_emit);
+    let copied = match (pool, chunk) {
+        (Some(pool), Some(size)) => {
+            pool.install(|| copy_all(records, feedback, spans, outputs, size, true))
         }
-        checked
+        _ => copy_all(records, feedback, spans, outputs, records.len(), false),
     };
-    let checked = match pool {
-        Some(pool) if chunk.is_some() || parallel_emit => pool.install(|| work(runs)),
-        _ => work(runs),
-    };
-    if checked {
-        Ok(())
-    } else {
-        Err(lost("the GPU returned a malformed hit record"))
+    if copied {
+        return Ok(());
     }
-}
-
-/// Opens query `q`'s run at record `k` and vertex `vertex`, closing the `current` one there; false if `q`
-/// had a run already (the current one is never `q`'s: a record of the current query continues its run).
-fn start_run(
-    runs: &mut [Run],
-    current: &mut Option<usize>,
-    q: usize,
-    k: usize,
-    vertex: u64,
-) -> bool {
-    if runs[q].end != 0 {
-        return false;
+    for (out, &(hits, vertices)) in outputs.iter_mut().zip(&runs.lengths) {
+        out.hits.truncate(hits);
+        out.feedback.truncate(vertices);
     }
-    end_run(runs, *current, k, vertex);
-    // A non-zero `end` marks the query as seen; closing the run sets its true end.
-    runs[q] = Run {
-        first: k,
-        end: usize::MAX,
-        vertex_first: vertex as usize,
-        vertex_end: vertex as usize,
-    };
-    *current = Some(q);
-    true
+    Err(lost("the GPU returned a malformed hit record"))
 }
 
-/// Closes the `current` run at record `k` and vertex `vertex`.
-fn end_run(runs: &mut [Run], current: Option<usize>, k: usize, vertex: u64) {
-    if let Some(c) = current {
-        runs[c].end = k;
-        runs[c].vertex_end = vertex as usize;
-    }
-}
-
-/// Whether `r`'s polygon starts where the ones before it end (`next_vertex`; an empty one may sit anywhere)
-/// and lies inside the read-back's `vertices`.
-fn polygon_fits(r: &GpuHit, next_vertex: u64, vertices: usize) -> bool {
-    let end = u64::from(r.feedback_first) + u64::from(r.feedback_count);
-    (r.feedback_count == 0 || u64::from(r.feedback_first) == next_vertex) && end <= vertices as u64
-}
-
-/// Checks every record and fills `runs.runs`; false if one is malformed. The records are checked in chunks of
-/// `size`, in parallel on the current pool if `parallel` (each chunk's first record against the one before
-/// it, its polygons back to back from its own first vertex), then the chunks' summaries are stitched in order
-/// (each chunk's first vertex where the ones before end, each query's run started once).
-fn check(
+/// Copies the records in chunks of `size`, in parallel on the current pool if `parallel`; false if a record
+/// is malformed (the outputs then hold part of the batch).
+fn copy_all(
     records: &[GpuHit],
     feedback: &[[f32; 3]],
-    runs: &mut Runs,
-    n: usize,
+    spans: &mut Vec<Span>,
+    outputs: &mut [QueryOutput],
     size: usize,
     parallel: bool,
 ) -> bool {
     let size = size.max(1);
-    let chunks = records.len().div_ceil(size);
-    if runs.chunks.len() < chunks {
-        runs.chunks.resize_with(chunks, Chunk::default);
-    }
-    let check = |(i, chunk): (usize, &mut Chunk)| {
+    spans.clear();
+    spans.resize(records.len().div_ceil(size), Span::default());
+    let slots: Vec<Slot<'_>> = outputs.iter_mut().map(|o| Mutex::new(Some(o))).collect();
+    let copy = |(i, span): (usize, &mut Span)| {
         let range = i * size..records.len().min((i + 1) * size);
-        check_chunk(records, range, feedback.len(), n, chunk)
+        copy_chunk(records, range, feedback, &slots, span)
     };
-    let inside = if parallel {
-        runs.chunks[..chunks]
-            .par_iter_mut()
-            .enumerate()
-            .with_max_len(1)
-            .all(check)
+    let copied = if parallel {
+        spans.par_iter_mut().enumerate().with_max_len(1).all(copy)
     } else {
-        runs.chunks[..chunks].iter_mut().enumerate().all(check)
+        spans.iter_mut().enumerate().all(copy)
     };
-    if !inside {
-        return false;
-    }
-    let mut next_vertex = 0u64;
-    let mut current = None;
-    for chunk in &runs.chunks[..chunks] {
-        if chunk.first_vertex.is_some_and(|v| v != next_vertex) {
-            return false;
-        }
-        for &(q, k, before) in &chunk.starts {
-            if !start_run(
-                &mut runs.runs,
-                &mut current,
-                q as usize,
-                k,
-                next_vertex + before,
-            ) {
-                return false;
-            }
-        }
-        next_vertex += chunk.vertices;
-    }
-    end_run(&mut runs.runs, current, records.len(), next_vertex);
-    true
+    copied && stitched(spans, records.len())
 }
 
-/// Checks the records `range` (the first against the record before it) and writes their summary into
-/// `chunk`; false if one is malformed, or the chunk starts more runs than the batch has queries.
-fn check_chunk(
-    records: &[GpuHit],
-    range: std::ops::Range<usize>,
-    vertices: usize,
-    n: usize,
-    chunk: &mut Chunk,
-) -> bool {
-    chunk.starts.clear();
-    chunk.first_vertex = None;
-    let mut before = 0u64;
-    for k in range {
-        let r = &records[k];
-        if r.query as usize >= n {
-            return false;
-        }
-        if k > 0 && records[k - 1].query == r.query {
-            if records[k - 1].triangle >= r.triangle {
+/// Whether the chunks' runs follow each other over all `records` and their polygons over the feedback from
+/// its start: with each query's output claimed once, each query then had one run.
+fn stitched(spans: &[Span], records: usize) -> bool {
+    let (mut next_record, mut next_vertex) = (0, 0);
+    for span in spans {
+        if span.first < span.end {
+            if span.first != next_record {
                 return false;
             }
-        } else {
-            if chunk.starts.len() == n {
-                return false;
-            }
-            chunk.starts.push((r.query, k, before));
+            next_record = span.end;
         }
-        // The chunk's first non-empty polygon sets where its polygons start; the stitching checks that place.
-        if r.feedback_count > 0 {
-            chunk
-                .first_vertex
-                .get_or_insert(u64::from(r.feedback_first));
-        }
-        if !polygon_fits(r, chunk.first_vertex.unwrap_or(0) + before, vertices) {
+        if span.first_vertex.is_some_and(|v| v != next_vertex) {
             return false;
         }
-        before += u64::from(r.feedback_count);
+        next_vertex += span.vertices;
     }
-    chunk.vertices = before;
-    true
+    next_record == records
 }
 
-/// Copies each query's run and its polygons into its output, one query a task if `parallel` (on the current
-/// pool): one query's hits stay on one thread, as splitting them cost more than it saved.
-fn emit_all(
+/// Copies the runs that start in `range` into their queries' outputs (each claimed from `slots`) and sums
+/// them up in `span`; false if a record is malformed or a query's output was claimed already (its records
+/// are in two runs).
+fn copy_chunk(
     records: &[GpuHit],
+    range: Range<usize>,
     feedback: &[[f32; 3]],
-    runs: &[Run],
-    outputs: &mut [QueryOutput],
-    parallel: bool,
-) {
-    let emit = |(out, run): (&mut QueryOutput, &Run)| {
-        if run.end == 0 {
-            return;
+    slots: &[Slot<'_>],
+    span: &mut Span,
+) -> bool {
+    *span = Span::default();
+    let Some(mut k) = first_start(records, range.clone()) else {
+        return true;
+    };
+    span.first = k;
+    while k < range.end {
+        let slot = slots.get(records[k].query as usize);
+        let Some(out) = slot.and_then(|s| s.lock().ok()?.take()) else {
+            return false;
+        };
+        let Some(end) = copy_run(records, k, feedback, out, span) else {
+            return false;
+        };
+        k = end;
+    }
+    span.end = k;
+    true
+}
+
+/// The first record of `range` that starts a run (its query not the record before's). Bisection suffices: in
+/// a well-formed batch the run going on at the range's start changes query once. None if the range's last
+/// record is still that run's. In a malformed batch it may find a later change: the records before it are then
+/// nobody's, which the stitching refuses.
+fn first_start(records: &[GpuHit], range: Range<usize>) -> Option<usize> {
+    let (start, end) = (range.start, range.end);
+    if start >= end || start == 0 {
+        return (start < end).then_some(start);
+    }
+    let q = records[start - 1].query;
+    if records[end - 1].query == q {
+        return None;
+    }
+    // `lo` is `q`'s, `hi` is not.
+    let (mut lo, mut hi) = (start - 1, end - 1);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if records[mid].query == q {
+            lo = mid;
+        } else {
+            hi = mid;
         }
-        let hits = &records[run.first..run.end];
-        let mut at = out.feedback.len() as u32;
-        out.feedback
-            .extend_from_slice(&feedback[run.vertex_first..run.vertex_end]);
-        // Each polygon starts where the run's previous ones end, as the CPU backend numbers them.
-        out.hits.extend(hits.iter().map(|r| {
+    }
+    Some(hi)
+}
+
+/// Checks and copies the run that starts at record `first` into `out`, its polygons placed after the ones
+/// `span` counted so far; returns where the run ends, none if a record is malformed. A block of records is
+/// checked, then copied while still in cache, so that each is read from memory once.
+fn copy_run(
+    records: &[GpuHit],
+    first: usize,
+    feedback: &[[f32; 3]],
+    out: &mut QueryOutput,
+    span: &mut Span,
+) -> Option<usize> {
+    let vertices_before = span.vertices;
+    // Each polygon starts where the run's previous ones end, as the CPU backend numbers them.
+    let mut at = out.feedback.len() as u32;
+    let mut end = first;
+    loop {
+        let block = end..records.len().min(end + BLOCK);
+        let checked = check_block(records, first, block.clone(), feedback.len(), span)?;
+        out.hits.extend(records[end..checked].iter().map(|r| {
             let hit = r.to_hit(at);
             at += r.feedback_count;
             hit
         }));
-    };
-    if parallel {
-        outputs
-            .par_iter_mut()
-            .zip(runs.par_iter())
-            .with_max_len(1)
-            .for_each(emit);
-    } else {
-        outputs.iter_mut().zip(runs).for_each(emit);
+        end = checked;
+        if end < block.end || end == records.len() {
+            break;
+        }
     }
+    // The run's polygons are back to back: one piece of the feedback.
+    let start = span.first_vertex.unwrap_or(0) + vertices_before;
+    let end_vertex = start + (span.vertices - vertices_before);
+    out.feedback
+        .extend_from_slice(feedback.get(start as usize..end_vertex as usize)?);
+    Some(end)
+}
+
+/// Checks the records of `block` that continue the run started at record `first` (same query, triangles
+/// increasing, polygons back to back from `span`'s first vertex, inside the read-back's `vertices`), counting
+/// their polygons into `span`; returns where the run leaves the block, none if a record is malformed.
+fn check_block(
+    records: &[GpuHit],
+    first: usize,
+    block: Range<usize>,
+    vertices: usize,
+    span: &mut Span,
+) -> Option<usize> {
+    let q = records[first].query;
+    let (mut first_vertex, mut counted) = (span.first_vertex, span.vertices);
+    let mut left = block.end;
+    for k in block.clone() {
+        let r = &records[k];
+        if r.query != q {
+            left = k;
+            break;
+        }
+        if k > first && records[k - 1].triangle >= r.triangle {
+            return None;
+        }
+        let (start, count) = (u64::from(r.feedback_first), u64::from(r.feedback_count));
+        // The chunk's first non-empty polygon sets where its polygons start; the stitching checks that place.
+        if count > 0 && start != *first_vertex.get_or_insert(start) + counted {
+            return None;
+        }
+        // An empty polygon may sit anywhere inside the read-back.
+        if start + count > vertices as u64 {
+            return None;
+        }
+        counted += count;
+    }
+    (span.first_vertex, span.vertices) = (first_vertex, counted);
+    Some(left)
 }
 
 #[cfg(test)]
@@ -436,10 +429,89 @@ mod tests {
         }
     }
 
+    /// An output holding a hit and a polygon of 2 vertices of some earlier batch.
+    fn non_empty() -> QueryOutput {
+        QueryOutput {
+            hits: vec![crate::Hit {
+                triangle: 77,
+                feedback_count: 2,
+                ..Default::default()
+            }],
+            feedback: vec![[7.0; 3]; 2],
+        }
+    }
+
     #[test]
-    fn malformed_records_are_refused_before_any_output_is_written() {
+    fn runs_are_appended_to_outputs_not_empty() {
+        // Outputs arrive cleared (the backends' contract); one that does not keeps what it holds and numbers
+        // the batch's polygons after its own.
+        let pool = pool(2);
+        let order = [2, 0, 1];
+        let (records, feedback) = batch(&order, 40, &[1]);
+        let mut cleared = outputs(4);
+        assemble(
+            &records,
+            &feedback,
+            &mut Runs::default(),
+            &mut cleared,
+            None,
+        )
+        .unwrap();
+        for way in ways(&pool) {
+            let mut outs = vec![
+                non_empty(),
+                QueryOutput::default(),
+                non_empty(),
+                non_empty(),
+            ];
+            let entry = outs.clone();
+            assemble_way(way, &records, &feedback, &mut Runs::default(), &mut outs).unwrap();
+            for ((out, old), new) in outs.iter().zip(&entry).zip(&cleared) {
+                let (hits, vertices) = (old.hits.len(), old.feedback.len() as u32);
+                assert_eq!(out.hits[..hits], old.hits[..]);
+                assert_eq!(out.feedback[..old.feedback.len()], old.feedback[..]);
+                assert_eq!(out.feedback[old.feedback.len()..], new.feedback[..]);
+                assert_eq!(out.hits.len() - hits, new.hits.len());
+                for (h, n) in out.hits[hits..].iter().zip(&new.hits) {
+                    let shifted = crate::Hit {
+                        feedback_first: n.feedback_first + vertices,
+                        ..*n
+                    };
+                    assert_eq!(*h, shifted);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_field_of_a_record_reaches_its_hit() {
+        let words: [u32; 17] = std::array::from_fn(|i| 1000 + i as u32);
+        let mut r: GpuHit = bytemuck::cast(words);
+        (r.query, r.feedback_first, r.feedback_count) = (0, 0, 2);
+        let feedback = vec![[1.0; 3]; 2];
+        let mut outs = vec![non_empty()];
+        assemble(&[r], &feedback, &mut Runs::default(), &mut outs, None).unwrap();
+        let f = |i: u32| f32::from_bits(1000 + i);
+        let expected = crate::Hit {
+            triangle: 1001,
+            depth_min: f(2),
+            depth_max: f(3),
+            distance: f(4),
+            point_on_mesh: [f(5), f(6), f(7)],
+            point_on_tool: [f(8), f(9), f(10)],
+            normal: [f(11), f(12), f(13)],
+            time_of_impact: f(14),
+            feedback_first: 2,
+            feedback_count: 2,
+        };
+        assert_eq!(outs[0].hits[1], expected);
+    }
+
+    #[test]
+    fn malformed_records_are_refused_leaving_every_output_as_it_was() {
         // Three queries of 20 records: runs at 0, 20 and 40; chunks of 10 records have edges at 10, 20, ...
         let (records, feedback) = batch(&[0, 1, 2], 20, &[]);
+        let (records_ok, feedback_ok) = (records.clone(), feedback.clone());
         let vertices = feedback.len() as u32;
         let mut cases: Vec<Case> = Vec::new();
         let mut case = |name, edit: &Edit<'_>| {
@@ -490,6 +562,17 @@ mod tests {
         case("polygons that overlap at a chunk edge", &|r, _| {
             r[30..].iter_mut().for_each(|h| h.feedback_first -= 1)
         });
+        case(
+            "another query's records inside a run, the bisection finding the later change",
+            &|r, _| [31, 32, 39].iter().for_each(|&k| r[k].query = 2),
+        );
+        case(
+            "another query's records inside a chunk that starts and ends in one run",
+            &|r, _| r[32..35].iter_mut().for_each(|h| h.query = 2),
+        );
+        case("one record of another query at a chunk's end", &|r, _| {
+            r[29].query = 2
+        });
         case("a gap between polygons at a run's edge", &|r, f| {
             r[40..].iter_mut().for_each(|h| h.feedback_first += 1);
             f.push([0.0; 3]);
@@ -518,28 +601,45 @@ mod tests {
         case("a polygon out of place after a run without any", &|r, _| {
             r[40].feedback_first += 1;
         });
+        // Records nobody copied, with no polygons to give them away.
+        case(
+            "another query's records inside a run without polygons, the bisection finding the later change",
+            &|r, _| [31, 32, 39].iter().for_each(|&k| r[k].query = 2),
+        );
+        case(
+            "another query's records inside a chunk that starts and ends in one run without polygons",
+            &|r, _| r[32..35].iter_mut().for_each(|h| h.query = 2),
+        );
 
         let pool = pool(3);
-        let sentinel = QueryOutput {
-            hits: vec![crate::Hit {
-                triangle: 77,
-                ..Default::default()
-            }],
-            feedback: vec![[7.0; 3]],
-        };
+        let entries = [
+            vec![QueryOutput::default(); 3],
+            vec![non_empty(); 3],
+            vec![non_empty(), QueryOutput::default(), non_empty()],
+        ];
         for (name, records, feedback) in &cases {
             for way in ways(&pool) {
-                let mut outs = vec![sentinel.clone(); 3];
-                let e = assemble_way(way, records, feedback, &mut Runs::default(), &mut outs)
-                    .expect_err(name);
-                assert_eq!(e.kind, ErrorKind::DeviceLost, "{name}");
-                assert!(e.message.contains("malformed"), "{name}: {}", e.message);
-                for o in &outs {
-                    assert_eq!(
-                        (&o.hits, &o.feedback),
-                        (&sentinel.hits, &sentinel.feedback),
-                        "{name}"
-                    );
+                for entry in &entries {
+                    // The scratch as a well-formed batch left it.
+                    let mut runs = Runs::default();
+                    assemble_way(way, &records_ok, &feedback_ok, &mut runs, &mut outputs(3))
+                        .unwrap();
+                    let mut outs = entry.clone();
+                    let e =
+                        assemble_way(way, records, feedback, &mut runs, &mut outs).expect_err(name);
+                    assert_eq!(e.kind, ErrorKind::DeviceLost, "{name}");
+                    assert!(e.message.contains("malformed"), "{name}: {}", e.message);
+                    for (o, before) in outs.iter().zip(entry) {
+                        assert_eq!(
+                            (&o.hits, &o.feedback),
+                            (&before.hits, &before.feedback),
+                            "{name}"
+                        );
+                    }
+                    // The outputs and scratch then take a well-formed batch as usual.
+                    let mut outs = outputs(3);
+                    assemble_way(way, &records_ok, &feedback_ok, &mut runs, &mut outs).unwrap();
+                    check(&outs, &[0, 1, 2], 20, &[]);
                 }
             }
         }
