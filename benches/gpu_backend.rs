@@ -56,8 +56,11 @@ const TARGET_TRIANGLES: usize = 1_000_000;
 /// How long one measurement runs.
 #[derive(Clone, Copy)]
 struct Budget {
-    /// Untimed iterations first, repeating the first timed ones (buffers grow, caches warm).
+    /// Untimed iterations first, repeating the first timed ones (buffers grow, caches warm)...
     warmup: usize,
+    /// ...and going on until this much time has passed: a GPU left idle while the other backends' rows ran
+    /// clocks down, and a simulation stepping at 1 kHz keeps it clocked up.
+    warm: Duration,
     /// Stop once both `min_iters` samples and `target` wall time are reached...
     min_iters: usize,
     target: Duration,
@@ -73,6 +76,7 @@ impl Budget {
         if quick {
             Self {
                 warmup: 1,
+                warm: Duration::ZERO,
                 min_iters: 3,
                 target: Duration::ZERO,
                 cap: Duration::ZERO,
@@ -82,6 +86,7 @@ impl Budget {
         } else {
             Self {
                 warmup: 2,
+                warm: Duration::from_millis(100),
                 min_iters: 60,
                 target: Duration::from_millis(300),
                 cap: Duration::from_millis(2500),
@@ -148,8 +153,11 @@ fn measure(
 ) -> (Stat, Option<Stat>) {
     // The warm-up runs the steps the first timed iterations repeat: where only `floor` samples fit (a slow
     // software GPU), none of them pays for the result buffers' growth to their poses' hit counts (a re-run).
-    for i in 0..budget.warmup {
+    let warm_until = Instant::now() + budget.warm;
+    let mut i = 0;
+    while i < budget.warmup || (Instant::now() < warm_until && i < budget.max_iters) {
         step(i);
+        i += 1;
     }
     let (mut times, mut parts, mut hits, mut gpu_runs) = (Vec::new(), Vec::new(), 0usize, 0usize);
     let start = Instant::now();

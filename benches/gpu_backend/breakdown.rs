@@ -116,7 +116,11 @@ pub fn profile(b: &BackendBench<'_>, triangles: usize, which: usize) -> Row {
         }
         b.ctx.query(&queries, &mut results).expect("query");
         let wall = t0.elapsed();
-        // The warm-up's iterations are kept too: two among dozens hardly move a median.
+        // The timed iterations start again at 0: what the warm-up added is dropped then.
+        if i == 0 {
+            row.columns.clear();
+            (row.hits, row.candidates, iterations) = (0.0, 0.0, 0);
+        }
         let profile = gpu_batch_profile(&results).expect("a profiled GPU batch");
         row.add(wall, &profile);
         iterations += 1;
