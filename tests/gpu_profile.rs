@@ -12,7 +12,7 @@ mod common;
 use common::Rng;
 use std::time::{Duration, Instant};
 use trocar::internals::{GpuBatchProfile, gpu_batch_profile, profile_gpu_batches, spin_gpu_waits};
-use trocar::{Context, Hit, MeshId, Query, Results, VolumeKind};
+use trocar::{BackendKind, Context, Hit, MeshId, Query, Results, VolumeKind};
 
 /// The passes a profile names, in pipeline order.
 const PASSES: [&str; 8] = [
@@ -44,6 +44,19 @@ fn queries(rng: &mut Rng, meshes: &[MeshId], n: usize) -> Vec<Query> {
             }
         })
         .collect()
+}
+
+/// A GPU context holding a soup of 6,000 triangles, 64 random queries on it (more hits than a fresh results
+/// object's buffers hold) and their answers, unprofiled.
+fn soup_batch(gpu: BackendKind, seed: u64) -> (Context, Vec<Query>, Results) {
+    let mut rng = Rng(seed);
+    let (positions, triangles) = common::soup(&mut rng, 6000);
+    let ctx = common::context(gpu, 2);
+    let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
+    let batch = queries(&mut rng, &[mesh], 64);
+    let mut expected = ctx.create_results();
+    ctx.query(&batch, &mut expected).unwrap();
+    (ctx, batch, expected)
 }
 
 /// Every query's hits and feedback vertices.
@@ -95,13 +108,7 @@ fn assert_passes(profile: &GpuBatchProfile) {
 #[test]
 fn profiled_batches_answer_as_unprofiled_ones_and_account_for_their_time() {
     let Some(gpu) = common::gpu() else { return };
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let (positions, triangles) = common::soup(&mut rng, 6000);
-    let gpu_ctx = common::context(gpu, 2);
-    let mesh = gpu_ctx.create_mesh(&positions, &triangles).unwrap();
-    let batch = queries(&mut rng, &[mesh], 64);
-    let mut expected = gpu_ctx.create_results();
-    gpu_ctx.query(&batch, &mut expected).unwrap();
+    let (gpu_ctx, batch, expected) = soup_batch(gpu, 0x9e37_79b9_7f4a_7c15);
 
     let mut results = gpu_ctx.create_results();
     assert!(gpu_batch_profile(&results).is_none());
@@ -178,14 +185,8 @@ fn a_batch_beyond_one_query_set_keeps_its_host_phases() {
 #[test]
 fn a_batch_beyond_the_read_ahead_takes_a_second_trip_and_returns_every_hit() {
     let Some(gpu) = common::gpu() else { return };
-    let mut rng = Rng(0x6a09_e667_f3bc_c908);
-    let (positions, triangles) = common::soup(&mut rng, 6000);
-    let gpu_ctx = common::context(gpu, 2);
-    let mesh = gpu_ctx.create_mesh(&positions, &triangles).unwrap();
-    let large = queries(&mut rng, &[mesh], 64);
+    let (gpu_ctx, large, expected) = soup_batch(gpu, 0x6a09_e667_f3bc_c908);
     let small = &large[..1];
-    let mut expected = gpu_ctx.create_results();
-    gpu_ctx.query(&large, &mut expected).unwrap();
     let mut results = gpu_ctx.create_results();
     profile_gpu_batches(&mut results, true);
     // The large batch grows the buffers; after enough small ones the read-back no longer expects it.
