@@ -2,7 +2,8 @@
 # Runs every test of trocar from a fresh Debian machine with only the Rust toolchain:
 # installs what is missing (cmake, pkg-config, Mesa's OSMesa + GLU for the OpenGL reference test,
 # Mesa's Vulkan drivers + the Vulkan loader so the GPU backend runs on lavapipe without a GPU,
-# Mono's mcs and runtime for the C# binding), then cargo fmt/clippy, the Rust tests on both backends
+# Mono's mcs and runtime for the C# binding), then cargo fmt/clippy/doc, a check that src/'s modules
+# import each other one way only, the Rust tests on both backends
 # (header check included), the C/C++ examples under ctest (CPU and GPU cases), the Python and C#
 # bindings' tests (bindings/run-tests.sh), and smoke runs of the benchmarks (clip-select, GPU,
 # haptic). Needs nothing beside the checkout: the data it reads is in data/. With CI=true, GPU tests
@@ -52,6 +53,8 @@ step "cargo clippy -D warnings"
 cargo clippy --all-targets -- -D warnings
 
 step "cargo doc (warnings are errors)"; RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+
+step "no import cycles between src/'s modules (dependencies run one way)"; python3 scripts/module_cycles.py
 
 step "cargo test (release: the reference comparisons are heavy in debug; core tests on CPU and GPU)"
 cargo test --release --lib --tests

@@ -546,9 +546,11 @@ mod tests {
             .unzip()
     }
 
+    /// A pool of `threads` workers (built here: the mesh sits below the backends, which own `worker_pool`).
     fn pool(threads: usize) -> rayon::ThreadPool {
-        crate::backend::worker_pool(threads, "test")
-            .unwrap()
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
             .unwrap()
     }
 

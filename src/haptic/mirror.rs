@@ -438,7 +438,11 @@ mod tests {
         let xs: Vec<f32> = a.iter().map(|p| p[0]).collect();
         let zeros = vec![0.0; N];
         let m = PositionMirror::new(&xs, &zeros, &zeros).unwrap();
-        let pool = crate::backend::worker_pool(3, "test").unwrap().unwrap();
+        // Built here: the haptic mirror sits below the backends, which own `worker_pool`.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
         let stop = AtomicBool::new(false);
         std::thread::scope(|s| {
             s.spawn(|| {
