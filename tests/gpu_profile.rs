@@ -206,3 +206,39 @@ fn a_batch_beyond_the_read_ahead_takes_a_second_trip_and_returns_every_hit() {
     assert_eq!(profile.extra_trips, 1, "one second trip: {profile:?}");
     assert_eq!(answers(&results), answers(&expected));
 }
+
+#[test]
+fn a_failed_wait_leaves_the_next_batch_profiled_whole() {
+    let Some(gpu) = common::gpu() else { return };
+    let mut rng = Rng(0xbb67_ae85_84ca_a73b);
+    let (positions, triangles) = common::soup(&mut rng, 6000);
+    let ctx = common::context(gpu, 2);
+    let mesh = ctx.create_mesh(&positions, &triangles).unwrap();
+    let batch = queries(&mut rng, &[mesh], 64);
+    let mut results = ctx.create_results();
+    profile_gpu_batches(&mut results, true);
+    // A fresh results object overflows; the mesh moves before the wait, so the wait refuses to re-run.
+    ctx.submit(&batch, &mut results).unwrap();
+    let moved: Vec<[f32; 3]> = positions
+        .iter()
+        .map(|p| [p[0] + 0.05, p[1], p[2]])
+        .collect();
+    ctx.update_positions(mesh, 0, &moved).unwrap();
+    let e = ctx
+        .wait(&mut results)
+        .expect_err("an overflow with a moved mesh");
+    assert_eq!(e.kind, trocar::ErrorKind::ResultsOverflow, "{e}");
+    assert!(
+        gpu_batch_profile(&results).is_none(),
+        "the failed batch has no profile"
+    );
+    // The next batch is a new one: its own submission is timed, not counted as a re-run.
+    let wall = timed_query(&ctx, &batch, &mut results);
+    let profile = gpu_batch_profile(&results).unwrap();
+    assert_accounts(&profile, &results, wall);
+    assert!(
+        profile.prepare > Duration::ZERO && profile.encode > Duration::ZERO,
+        "{profile:?}"
+    );
+    assert_eq!(profile.extra_trips, 0, "{profile:?}");
+}

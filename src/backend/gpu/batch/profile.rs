@@ -81,7 +81,11 @@ impl Profiler {
     /// A submission starts: its host clock starts (unless it is a re-run, which `wait` times), and a mapping
     /// left by a failed batch or the overflowed trip is released.
     pub(super) fn start_submit(&mut self) {
-        self.submit_started = self.wait_started.is_none().then(Instant::now);
+        let new_batch = self.wait_started.is_none();
+        if new_batch {
+            self.current = BatchProfile::default();
+        }
+        self.submit_started = new_batch.then(Instant::now);
         self.labels.clear();
         if self.mapped.take().is_some() {
             self.readback.get().unmap();
@@ -154,6 +158,11 @@ impl Profiler {
     pub(super) fn start_wait(&mut self, extra_trips: u64) {
         self.wait_started = Some(Instant::now());
         self.trips_before = extra_trips;
+    }
+
+    /// `wait` failed: the batch has no profile, and the next submission is a new batch's, not a re-run.
+    pub(super) fn wait_failed(&mut self) {
+        self.wait_started = None;
     }
 
     /// The read-back is mapped, holding `hits` records, `candidates` candidates of the largest dispatch.

@@ -30,10 +30,26 @@ impl GpuScratch {
         outputs: &mut [QueryOutput],
         same_versions: bool,
     ) -> Result<()> {
-        let gpu = self.gpu.clone();
         if let Some(p) = &mut self.profiler {
             p.start_wait(self.extra_trips);
         }
+        let waited = self.wait_and_collect(backend, meshes, queries, outputs, same_versions);
+        if let (Err(_), Some(p)) = (&waited, &mut self.profiler) {
+            p.wait_failed();
+        }
+        waited
+    }
+
+    /// [`GpuScratch::wait`], less the profile's bookkeeping around it.
+    fn wait_and_collect(
+        &mut self,
+        backend: &GpuBackend,
+        meshes: &MeshTable<'_>,
+        queries: &[PreparedQuery],
+        outputs: &mut [QueryOutput],
+        same_versions: bool,
+    ) -> Result<()> {
+        let gpu = self.gpu.clone();
         let (hits, feedback, candidates, f) = loop {
             let Some(f) = self.in_flight.take() else {
                 return Err(Error::invalid("no batch in flight"));
