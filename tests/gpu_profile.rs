@@ -198,9 +198,9 @@ fn a_batch_beyond_the_read_ahead_takes_a_second_trip_and_returns_every_hit() {
     let wall = timed_query(&gpu_ctx, &large, &mut results);
     let profile = gpu_batch_profile(&results).unwrap();
     assert_accounts(&profile, &results, wall);
-    // The read-back copies the recent batches' most plus an eighth, or plus 4,096 records if more.
+    // The read-back copies the recent batches' most and as many again (at least 256 records more).
     assert!(
-        profile.hits > small_hits + 4096,
+        profile.hits > 2 * small_hits.max(256),
         "{small_hits} then {profile:?}"
     );
     assert_eq!(profile.extra_trips, 1, "one second trip: {profile:?}");

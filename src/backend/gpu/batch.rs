@@ -39,26 +39,28 @@ fn counter_buffer_size(dispatches: usize, most_blocks: u64) -> u64 {
     (2 + 2 * dispatches as u64 + most_blocks) * 4
 }
 
-/// Hit records and feedback vertices a read-back copies beyond the recent batches' largest count, at least: a
-/// few hundred kilobytes cost the bus a few microseconds, less than a second round trip.
-const HIT_SLACK: u32 = 1 << 12;
-const FEEDBACK_SLACK: u32 = 1 << 14;
+/// Hit records and feedback vertices a read-back copies beyond the recent batches' largest count: as many again
+/// between a floor and a cap (a second round trip costs more than these bytes on the bus), an eighth beyond.
+const HIT_SLACK: (u32, u32) = (256, 1 << 14);
+const FEEDBACK_SLACK: (u32, u32) = (2048, 1 << 16);
 /// Read-backs a read-back size looks back over.
 const RECENT: usize = 8;
 
 /// How many items (hit records, feedback vertices) a read-back copies: the most of the last [`RECENT`]
-/// read-backs plus an eighth, or plus `slack` if more. Poses change little from step to step, so one round trip
-/// usually suffices, and a large batch's read-back is not twice what it needs (for 64 tools on a 1M-triangle
-/// organ, some 20 MB over the bus).
+/// read-backs, and as many again between the slack's floor and cap, or an eighth more if that is more. Poses
+/// change little from step to step, so one round trip usually suffices; a small batch's margin costs the bus
+/// microseconds, and a large batch's read-back is not twice what it needs (for 64 tools on a 1M-triangle organ,
+/// some 20 MB over the bus).
 #[derive(Clone, Copy, Debug)]
 struct ReadAhead {
     recent: [u32; RECENT],
     next: usize,
-    slack: u32,
+    /// Floor and cap of the margin.
+    slack: (u32, u32),
 }
 
 impl ReadAhead {
-    const fn new(slack: u32) -> Self {
+    const fn new(slack: (u32, u32)) -> Self {
         Self {
             recent: [0; RECENT],
             next: 0,
@@ -75,7 +77,8 @@ impl ReadAhead {
     /// Items the next read-back copies.
     fn expected(&self) -> u32 {
         let most = self.recent.iter().copied().max().unwrap_or(0);
-        most.saturating_add((most / 8).max(self.slack))
+        let (floor, cap) = self.slack;
+        most.saturating_add(most.clamp(floor, cap).max(most / 8))
     }
 }
 
@@ -300,22 +303,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_read_back_copies_the_recent_most_and_an_eighth_or_the_slack() {
-        let mut r = ReadAhead::new(100);
-        assert_eq!(r.expected(), 100);
+    fn a_read_back_copies_twice_the_recent_most_up_to_a_cap_then_an_eighth_more() {
+        let mut r = ReadAhead::new((100, 1000));
+        assert_eq!(r.expected(), 100, "the floor");
+        r.record(40);
+        assert_eq!(r.expected(), 140, "the floor exceeds the count");
         r.record(400);
-        assert_eq!(r.expected(), 500, "the slack exceeds an eighth");
-        r.record(8000);
-        assert_eq!(r.expected(), 9000, "an eighth exceeds the slack");
+        assert_eq!(r.expected(), 800, "as many again");
+        r.record(4000);
+        assert_eq!(r.expected(), 5000, "the cap");
+        r.record(16_000);
+        assert_eq!(r.expected(), 18_000, "an eighth exceeds the cap");
         for _ in 0..RECENT - 1 {
-            r.record(800);
+            r.record(400);
         }
-        assert_eq!(r.expected(), 9000, "8000 is among the last {RECENT}");
-        r.record(800);
+        assert_eq!(r.expected(), 18_000, "16,000 is among the last {RECENT}");
+        r.record(400);
         assert_eq!(
             r.expected(),
-            900,
-            "8000 is forgotten after {RECENT} read-backs"
+            800,
+            "16,000 is forgotten after {RECENT} read-backs"
         );
         r.record(u32::MAX);
         assert_eq!(r.expected(), u32::MAX);
