@@ -317,7 +317,6 @@ impl GpuScratch {
     /// Uploads the queries and parameters, records every dispatch's passes and the read-back copies, and
     /// submits them.
     fn encode(&mut self, gpu: &Gpu, read: &ReadBack) -> wgpu::SubmissionIndex {
-        let stride = gpu.params_stride;
         gpu.queue.write_buffer(
             self.queries.get(),
             0,
@@ -337,54 +336,7 @@ impl GpuScratch {
             0,
             Some(counter_buffer_size(self.dispatches.len(), 0)),
         );
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("clip_select"),
-                timestamp_writes: None,
-            });
-            // All passes loop over their items, so a capped number of workgroups covers any mesh. The
-            // evaluation and scatter are sized from the last batch's candidates: a direct dispatch, where an
-            // indirect one would cost a validation dispatch and its barriers in wgpu.
-            let most = gpu.max_workgroups;
-            let per_candidate = self
-                .expected_candidates
-                .min(self.candidate_capacity)
-                .div_ceil(WORKGROUP)
-                .clamp(1, most);
-            let pipelines = &gpu.pipelines;
-            stamp(&mut self.profiler, &mut pass, "start");
-            for (k, (d, (_, group))) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
-                pass.set_bind_group(0, group, &[(k as u64 * stride) as u32]);
-                let per_word = d.words_per_query.div_ceil(WORKGROUP).min(most);
-                let blocks = d.blocks.min(most);
-                let passes = [
-                    (
-                        &pipelines.outcodes,
-                        (per_word, d.query_count),
-                        "vertex_outcodes",
-                    ),
-                    (&pipelines.count, (blocks, d.query_count), "count_survivors"),
-                    (&pipelines.scan_blocks, (1, 1), "scan_blocks"),
-                    (
-                        &pipelines.write,
-                        (blocks, d.query_count),
-                        "write_candidates",
-                    ),
-                    (
-                        &pipelines.evaluate,
-                        (per_candidate, 1),
-                        "evaluate_candidates",
-                    ),
-                    (&pipelines.scan_outcomes, (1, 1), "scan_outcomes"),
-                    (&pipelines.scatter, (per_candidate, 1), "scatter_hits"),
-                ];
-                for (pipeline, (x, y), label) in passes {
-                    pass.set_pipeline(pipeline);
-                    pass.dispatch_workgroups(x, y, 1);
-                    stamp(&mut self.profiler, &mut pass, label);
-                }
-            }
-        }
+        self.record_passes(gpu, &mut encoder);
         let readback = self.readback.get();
         let ReadBack {
             counters_size,
@@ -409,6 +361,45 @@ impl GpuScratch {
             p.finish_encoding(&mut encoder);
         }
         gpu.queue.submit([encoder.finish()])
+    }
+
+    /// Records each dispatch's seven passes in one compute pass (with a profile timestamp after each when the
+    /// batches are profiled).
+    fn record_passes(&mut self, gpu: &Gpu, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("clip_select"),
+            timestamp_writes: None,
+        });
+        // All passes loop over their items, so a capped number of workgroups covers any mesh. The evaluation
+        // and scatter are sized from the last batch's candidates: a direct dispatch, where an indirect one would
+        // cost a validation dispatch and its barriers in wgpu.
+        let most = gpu.max_workgroups;
+        let per_candidate = self
+            .expected_candidates
+            .min(self.candidate_capacity)
+            .div_ceil(WORKGROUP)
+            .clamp(1, most);
+        let p = &gpu.pipelines;
+        stamp(&mut self.profiler, &mut pass, "start");
+        for (k, (d, (_, group))) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
+            pass.set_bind_group(0, group, &[(k as u64 * gpu.params_stride) as u32]);
+            let per_word = d.words_per_query.div_ceil(WORKGROUP).min(most);
+            let (blocks, queries) = (d.blocks.min(most), d.query_count);
+            let passes = [
+                (&p.outcodes, (per_word, queries), "vertex_outcodes"),
+                (&p.count, (blocks, queries), "count_survivors"),
+                (&p.scan_blocks, (1, 1), "scan_blocks"),
+                (&p.write, (blocks, queries), "write_candidates"),
+                (&p.evaluate, (per_candidate, 1), "evaluate_candidates"),
+                (&p.scan_outcomes, (1, 1), "scan_outcomes"),
+                (&p.scatter, (per_candidate, 1), "scatter_hits"),
+            ];
+            for (pipeline, (x, y), label) in passes {
+                pass.set_pipeline(pipeline);
+                pass.dispatch_workgroups(x, y, 1);
+                stamp(&mut self.profiler, &mut pass, label);
+            }
+        }
     }
 }
 
