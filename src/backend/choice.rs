@@ -2,7 +2,8 @@
 //!
 //! The estimate of a batch on a backend is `fixed + per_triangle × work` nanoseconds, where `work` sums the
 //! triangles of each query's mesh, plus on the GPU `upload_per_triangle × triangles` of the batch's meshes not
-//! yet resident on the device and `refresh_per_vertex × vertices` moved since the device copy was last updated. The [`CostModel`] is measured when the context is created ([`calibrate`]: a few
+//! yet resident on the device and `refresh_per_vertex × vertices` moved since the device copy was last updated.
+//! The [`CostModel`] is measured when the context is created ([`calibrate`]: a few
 //! runs on two synthetic meshes per backend) and refined from the batches' own times ([`Chooser`]).
 
 use super::{

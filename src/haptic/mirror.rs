@@ -164,8 +164,8 @@ impl PositionMirror {
     /// Overwrites vertices `first ..` with `positions`; `moved` is the largest distance a vertex moves (the
     /// mesh measures it on its own copy, which holds the same positions, while that is in cache). Writes the
     /// copy readers are not directed to, after bringing it up to date with the other, then publishes it; the
-    /// copying is split over the current rayon pool when `parallel`. The caller is the mesh's only writer (it holds the
-    /// mesh's write lock) and has validated the range. Allocates nothing.
+    /// copying is split over the current rayon pool when `parallel`. The caller is the mesh's only writer (it
+    /// holds the mesh's write lock) and has validated the range. Allocates nothing.
     pub(crate) fn write_moved(
         &self,
         first: usize,
@@ -278,10 +278,11 @@ impl PositionMirror {
 const STORE_CHUNK: usize = 3 * 16 * 4096;
 
 /// Stores `bits(&from[i])` into `words[i]` for every `i`, split over the current rayon pool when `parallel`
-/// and `words` is large. Called between a copy's odd and even sequence numbers. Each worker issues its own release fence
-/// before its stores, as the writer does after storing the odd number (which the pool's hand-off orders before
-/// the worker's fence): a reader that loads any of these words and then runs its acquire fence sees the odd
-/// number or a later one, so it discards its attempt. The pool's join orders every store before the even one.
+/// and `words` is large. Called between a copy's odd and even sequence numbers. Each worker issues its own
+/// release fence before its stores, as the writer does after storing the odd number (which the pool's hand-off
+/// orders before the worker's fence): a reader that loads any of these words and then runs its acquire fence
+/// sees the odd number or a later one, so it discards its attempt. The pool's join orders every store before
+/// the even one.
 fn store_words<T: Sync>(
     parallel: bool,
     words: &[AtomicU32],

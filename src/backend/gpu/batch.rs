@@ -195,10 +195,10 @@ pub struct GpuScratch {
     feedback_capacity: u32,
     /// Hit records and feedback vertices the next read-back copies, from the previous batches' counts.
     read_ahead_hits: ReadAhead,
+    read_ahead_feedback: ReadAhead,
     /// Candidates the evaluation and scatter passes are sized for (twice the last batch's most per dispatch);
     /// their grid-stride loops cover any more.
     expected_candidates: u32,
-    read_ahead_feedback: ReadAhead,
     /// Batches re-run after an overflow plus second read-back trips so far: one-off costs of a batch larger
     /// than the ones before, which AUTO's timing leaves out.
     extra_trips: u64,
@@ -251,8 +251,8 @@ impl GpuScratch {
             hit_capacity: INITIAL_HITS,
             feedback_capacity: INITIAL_FEEDBACK,
             read_ahead_hits: ReadAhead::new(HIT_SLACK),
-            expected_candidates: INITIAL_CANDIDATES,
             read_ahead_feedback: ReadAhead::new(FEEDBACK_SLACK),
+            expected_candidates: INITIAL_CANDIDATES,
             extra_trips: 0,
             host_queries: Vec::new(),
             host_params: Vec::new(),

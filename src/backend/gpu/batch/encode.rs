@@ -42,12 +42,12 @@ impl GpuScratch {
         queries: &[PreparedQuery],
         same_versions: bool,
     ) -> Result<()> {
-        let gpu = self.gpu.clone();
-        gpu.check()?;
-        debug_assert!(self.in_flight.is_none());
         if let Some(p) = &mut self.profiler {
             p.start_submit();
         }
+        let gpu = self.gpu.clone();
+        gpu.check()?;
+        debug_assert!(self.in_flight.is_none());
         let guards = self.lock_meshes(meshes, queries, same_versions)?;
         let mesh_buffers = self.plan_dispatches(&gpu, backend, queries, &guards)?;
         let outcode_words = self.write_params(&gpu, &mesh_buffers);

@@ -55,6 +55,8 @@ pub(super) struct Profiler {
     wait_started: Option<Instant>,
     /// The scratch's extra round trips when `wait` started.
     trips_before: u64,
+    /// Set by `wait` just before it re-runs an overflowed batch: that submission is part of the wait.
+    rerun: bool,
     current: BatchProfile,
     /// The last batch that was read back whole.
     pub(super) last: Option<BatchProfile>,
@@ -73,15 +75,16 @@ impl Profiler {
             submit_started: None,
             wait_started: None,
             trips_before: 0,
+            rerun: false,
             current: BatchProfile::default(),
             last: None,
         }
     }
 
-    /// A submission starts: its host clock starts (unless it is a re-run, which `wait` times), and a mapping
-    /// left by a failed batch or the overflowed trip is released.
+    /// A submission starts: a new batch's profile and host clock start (a re-run's time counts in the wait),
+    /// and a mapping left by a failed batch or the overflowed trip is released.
     pub(super) fn start_submit(&mut self) {
-        let new_batch = self.wait_started.is_none();
+        let new_batch = !std::mem::take(&mut self.rerun);
         if new_batch {
             self.current = BatchProfile::default();
         }
@@ -160,9 +163,9 @@ impl Profiler {
         self.trips_before = extra_trips;
     }
 
-    /// `wait` failed: the batch has no profile, and the next submission is a new batch's, not a re-run.
-    pub(super) fn wait_failed(&mut self) {
-        self.wait_started = None;
+    /// `wait` re-runs the batch after an overflow.
+    pub(super) fn rerunning(&mut self) {
+        self.rerun = true;
     }
 
     /// The read-back is mapped, holding `hits` records, `candidates` candidates of the largest dispatch.

@@ -33,22 +33,6 @@ impl GpuScratch {
         if let Some(p) = &mut self.profiler {
             p.start_wait(self.extra_trips);
         }
-        let waited = self.wait_and_collect(backend, meshes, queries, outputs, same_versions);
-        if let (Err(_), Some(p)) = (&waited, &mut self.profiler) {
-            p.wait_failed();
-        }
-        waited
-    }
-
-    /// [`GpuScratch::wait`], less the profile's bookkeeping around it.
-    fn wait_and_collect(
-        &mut self,
-        backend: &GpuBackend,
-        meshes: &MeshTable<'_>,
-        queries: &[PreparedQuery],
-        outputs: &mut [QueryOutput],
-        same_versions: bool,
-    ) -> Result<()> {
         let gpu = self.gpu.clone();
         let (hits, feedback, candidates, f) = loop {
             let Some(f) = self.in_flight.take() else {
@@ -101,6 +85,9 @@ impl GpuScratch {
             self.read_ahead_hits.record(hits);
             self.read_ahead_feedback.record(feedback);
             self.expected_candidates = candidates;
+            if let Some(p) = &mut self.profiler {
+                p.rerunning();
+            }
             self.submit(backend, meshes, queries, same_versions)?;
         };
         self.read_ahead_hits.record(hits);
