@@ -146,7 +146,9 @@ type MapResult = std::result::Result<(), wgpu::BufferAsyncError>;
 struct Dispatch {
     first_query: u32,
     query_count: u32,
+    /// Outcode words, then survivor masks, per query.
     words_per_query: u32,
+    mask_offset: u32,
     triangle_count: u32,
     /// Blocks of [`super::layout::BLOCK`] triangles per query.
     blocks: u32,

@@ -9,12 +9,13 @@
 //
 //   vertex_outcodes     - the vertex stage: every vertex's clip outcode against every query's volume;
 //   count_survivors     - primitive assembly and the trivial reject, per block of BLOCK triangles and query:
-//                         the block's survivors are counted;
+//                         the block's survivors are counted, and each invocation's run of them kept as a bit
+//                         mask;
 //   scan_blocks         - one workgroup turns the counts (query-major, then block) into each block's first
 //                         candidate, and the total into the dispatch's candidate count;
-//   write_candidates    - the reject again, each survivor written at its block's offset plus its rank in the
-//                         block: the candidate list is ordered by (query, triangle); each invocation keeps its
-//                         run's survivors as a bit mask, so only they are tested twice;
+//   write_candidates    - each survivor of the masks written at its block's offset plus its rank in the block:
+//                         the candidate list is ordered by (query, triangle); only the survivors are tested
+//                         again (for their outcodes' OR);
 //   evaluate_candidates - clipping and selection proper, per candidate: clips it (Sutherland-Hodgman, in
 //                         registers), runs the exact round-tool test, stages its record at the candidate's own
 //                         index and its feedback polygon in a staging area, and writes its outcome word (hit or
@@ -72,7 +73,8 @@ struct Params {
     dispatch_count: u32,
     // Queries of this dispatch.
     query_count: u32,
-    pad0: u32,
+    // Outcode words per query; the query's survivor masks follow them (64 per block).
+    mask_offset: u32,
 }
 
 // The select record plus the contact data (`GpuHit`; `crate::Hit` with the query's index in front).
@@ -111,7 +113,8 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 // Positions packed x, y, z per vertex; indices three per triangle.
 @group(0) @binding(2) var<storage, read> positions: array<f32>;
 @group(0) @binding(3) var<storage, read> triangles: array<u32>;
-// Four 8-bit outcodes per word, `words_per_query` words per query of the dispatch.
+// `words_per_query` words per query of the dispatch: four 8-bit outcodes per word (`mask_offset` words), then
+// one survivor mask per run of PER_INVOCATION triangles.
 @group(0) @binding(4) var<storage, read_write> outcodes: array<u32>;
 // [0]: hits written, [1]: feedback vertices written (both over the batch's meshes so far), [2 + k]: candidates
 // of dispatch k, [2 + D + k]: feedback vertices dispatch k staged, then one count (turned offset) per (query,
@@ -153,7 +156,7 @@ fn vertex_outcodes(
 ) {
     let q = queries[params.first_query + id.y];
     let base = id.y * params.words_per_query;
-    for (var w = id.x; w < params.words_per_query; w += groups.x * 64u) {
+    for (var w = id.x; w < params.mask_offset; w += groups.x * 64u) {
         var word = 0u;
         for (var k = 0u; k < 4u; k++) {
             let v = 4u * w + k;
@@ -779,6 +782,11 @@ fn survives(query_in_dispatch: u32, t: u32) -> u32 {
     return 0u;
 }
 
+// Where count_survivors keeps the survivor mask of invocation `lid`'s run of block `b`.
+fn mask_slot(query_in_dispatch: u32, b: u32, lid: u32) -> u32 {
+    return query_in_dispatch * params.words_per_query + params.mask_offset + b * (BLOCK / PER_INVOCATION) + lid;
+}
+
 // Survivors among this invocation's PER_INVOCATION (at most 32) consecutive triangles of block `b`: bit k for
 // the run's triangle k.
 fn survivors_in_run(query_in_dispatch: u32, b: u32, lid: u32) -> u32 {
@@ -796,7 +804,7 @@ fn survivors_in_run(query_in_dispatch: u32, b: u32, lid: u32) -> u32 {
 // A block's survivors while count_survivors sums them (a total needs no prefix sum's barriers).
 var<workgroup> block_total: atomic<u32>;
 
-// Primitive assembly and the trivial reject, counting: one workgroup per (block, query).
+// Primitive assembly and the trivial reject, counting and keeping the masks: one workgroup per (block, query).
 @compute @workgroup_size(64)
 fn count_survivors(
     @builtin(local_invocation_index) lid: u32,
@@ -808,7 +816,9 @@ fn count_survivors(
             atomicStore(&block_total, 0u);
         }
         workgroupBarrier();
-        let n = countOneBits(survivors_in_run(group.y, b, lid));
+        let mask = survivors_in_run(group.y, b, lid);
+        outcodes[mask_slot(group.y, b, lid)] = mask;
+        let n = countOneBits(mask);
         if (n > 0u) {
             atomicAdd(&block_total, n);
         }
@@ -858,8 +868,8 @@ fn scan_blocks(@builtin(local_invocation_index) lid: u32) {
     }
 }
 
-// The reject again: each survivor written at its block's first candidate plus its rank in the block. The
-// run's survivors are kept as a bit mask, so only they are tested a second time (for their outcodes' OR).
+// Each survivor of count_survivors' masks written at its block's first candidate plus its rank in the block;
+// only the survivors are tested a second time (for their outcodes' OR).
 @compute @workgroup_size(64)
 fn write_candidates(
     @builtin(local_invocation_index) lid: u32,
@@ -867,7 +877,7 @@ fn write_candidates(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     for (var b = group.x; b < params.blocks; b += groups.x) {
-        var mask = survivors_in_run(group.y, b, lid);
+        var mask = outcodes[mask_slot(group.y, b, lid)];
         let rank = workgroup_scan(lid, countOneBits(mask), 64u).x;
         var i = atomicLoad(&counters[block_slot(group.y, b)]) + rank;
         let first = b * BLOCK + lid * PER_INVOCATION;

@@ -46,7 +46,7 @@ pub struct GpuParams {
     pub triangle_count: u32,
     /// First query of this dispatch in the query buffer.
     pub first_query: u32,
-    /// Outcode words per query: four vertices per word.
+    /// Words per query: its outcodes (four vertices per word), then its survivor masks.
     pub words_per_query: u32,
     /// Hit records the hit buffer holds.
     pub hit_capacity: u32,
@@ -62,8 +62,8 @@ pub struct GpuParams {
     pub dispatch_count: u32,
     /// Queries of this dispatch.
     pub query_count: u32,
-    /// Pads to a multiple of 16 bytes.
-    pub pad: u32,
+    /// Outcode words per query, where its survivor masks start.
+    pub mask_offset: u32,
 }
 
 /// One hit as the shader writes it (`Hit` in the shader): the query it answers, then [`crate::Hit`]'s fields
@@ -105,6 +105,8 @@ pub(crate) const HIT_SIZE: u64 = std::mem::size_of::<GpuHit>() as u64;
 pub(crate) const CANDIDATE_SIZE: u64 = 4 * 4 + 4 + HIT_SIZE;
 /// Triangles per block of the reject (`BLOCK` in the shader).
 pub(crate) const BLOCK: u32 = 1024;
+/// Survivor masks per block: one per invocation, of `PER_INVOCATION` triangles each (in the shader).
+pub(crate) const MASKS_PER_BLOCK: u32 = 64;
 /// Size of one feedback vertex (x, y, z) in bytes.
 pub(crate) const FEEDBACK_VERTEX_SIZE: u64 = 12;
 

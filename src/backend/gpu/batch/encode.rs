@@ -10,7 +10,8 @@ use crate::backend::PreparedQuery;
 use crate::backend::gpu::GpuBackend;
 use crate::backend::gpu::device::Gpu;
 use crate::backend::gpu::layout::{
-    BLOCK, CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuParams, GpuQuery, HIT_SIZE, PARAMS_SIZE,
+    BLOCK, CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuParams, GpuQuery, HIT_SIZE, MASKS_PER_BLOCK,
+    PARAMS_SIZE,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::mesh::Mesh;
@@ -150,8 +151,10 @@ impl GpuScratch {
                 .take_while(|&&i| queries[i as usize].mesh == *id)
                 .count();
             let device_mesh = backend.resident(&mut table, *id, mesh)?;
-            let words = device_mesh.vertex_count.div_ceil(4).max(1);
-            // Each dispatch's outcodes must fit one binding.
+            let blocks = device_mesh.triangle_count.div_ceil(BLOCK);
+            let outcode_words = device_mesh.vertex_count.div_ceil(4).max(1);
+            let words = outcode_words + blocks * MASKS_PER_BLOCK;
+            // Each dispatch's outcodes and survivor masks must fit one binding.
             let per_dispatch =
                 (gpu.max_binding / (u64::from(words) * 4)).clamp(1, u64::from(max_y)) as usize;
             if device_mesh.triangle_count > 0 {
@@ -162,8 +165,9 @@ impl GpuScratch {
                         first_query: first as u32,
                         query_count: n as u32,
                         words_per_query: words,
+                        mask_offset: outcode_words,
                         triangle_count: device_mesh.triangle_count,
-                        blocks: device_mesh.triangle_count.div_ceil(BLOCK),
+                        blocks,
                     });
                     mesh_buffers.push((
                         device_mesh.positions.clone(),
@@ -198,7 +202,7 @@ impl GpuScratch {
                 blocks: d.blocks,
                 dispatch_count: self.dispatches.len() as u32,
                 query_count: d.query_count,
-                pad: 0,
+                mask_offset: d.mask_offset,
             };
             let at = k * stride as usize;
             self.host_params[at..at + size_of::<GpuParams>()]
@@ -383,7 +387,7 @@ impl GpuScratch {
         stamp(&mut self.profiler, &mut pass, "start");
         for (k, (d, (_, group))) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
             pass.set_bind_group(0, group, &[(k as u64 * gpu.params_stride) as u32]);
-            let per_word = d.words_per_query.div_ceil(WORKGROUP).min(most);
+            let per_word = d.mask_offset.div_ceil(WORKGROUP).min(most);
             let (blocks, queries) = (d.blocks.min(most), d.query_count);
             let passes = [
                 (&p.outcodes, (per_word, queries), "vertex_outcodes"),
