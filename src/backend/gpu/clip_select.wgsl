@@ -138,10 +138,11 @@ fn vertex(i: u32) -> vec3<f32> {
     return vec3<f32>(positions[3u * i], positions[3u * i + 1u], positions[3u * i + 2u]);
 }
 
-// ClipVolume::outcode - GL's clip codes: bit 2i below slab i, bit 2i+1 above it.
+// ClipVolume::outcode - GL's clip codes: bit 2i below slab i, bit 2i+1 above it. The slabs past slab_count
+// are all zero (0 is neither below 0 nor above it), so the loop has a constant bound and unrolls.
 fn outcode(q: Query, p: vec3<f32>) -> u32 {
     var code = 0u;
-    for (var i = 0u; i < q.slab_count; i++) {
+    for (var i = 0u; i < 4u; i++) {
         let t = dot(q.planes[i].xyz, p);
         code |= (select(0u, 1u, t < q.planes[i].w) | select(0u, 2u, t > q.hi[i])) << (2u * i);
     }

@@ -176,4 +176,32 @@ mod tests {
         assert_eq!(PARAMS_SIZE, 48);
         assert_eq!(HIT_SIZE, 68);
     }
+
+    /// The shader's `outcode` loops over all four slabs: a slab past `slab_count` must never set a bit, which
+    /// zero planes and bounds guarantee (0 is neither below 0 nor above it).
+    #[test]
+    fn unused_slabs_set_no_outcode_bit() {
+        use crate::geometry::ToolVolume;
+        use glam::Vec3;
+        let tool = crate::Tool {
+            entry: Vec3::new(0.0, 0.0, 10.0),
+            tip: Vec3::new(-1.0, 0.0, 2.0),
+            radius: 0.2,
+            up: Vec3::Y,
+        };
+        let volumes = [
+            ToolVolume::new_static(&tool, VolumeKind::Capsule),
+            ToolVolume::new_static(&tool, VolumeKind::Frustum),
+            ToolVolume::new_dynamic(&tool, Vec3::new(1.0, 0.5, 2.0), VolumeKind::Capsule),
+        ];
+        let mut unused = 0;
+        for v in volumes {
+            let q = GpuQuery::new(&v, 0, false);
+            for i in q.slab_count as usize..MAX_SLABS {
+                assert_eq!((q.planes[i], q.hi[i]), ([0.0; 4], 0.0), "slab {i} of {v:?}");
+                unused += 1;
+            }
+        }
+        assert!(unused > 0, "some volume leaves a slab unused");
+    }
 }
