@@ -9,8 +9,8 @@
 //
 //   vertex_outcodes     - the vertex stage: every vertex's clip outcode against every query's volume;
 //   count_survivors     - primitive assembly and the trivial reject, per block of BLOCK triangles and query:
-//                         the block's survivors are counted, and each invocation's run of them kept as a bit
-//                         mask;
+//                         the block's survivors are counted and kept as one bit mask per 16 triangles
+//                         (neighbouring invocations test neighbouring triangles: their loads coalesce);
 //   scan_blocks         - one workgroup turns the counts (query-major, then block) into each block's first
 //                         candidate, and the total into the dispatch's candidate count;
 //   write_candidates    - each survivor of the masks written at its block's offset plus its rank in the block:
@@ -129,7 +129,8 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 // record (a Hit, only if hit) at 5C + 17i; staged polygons from 22C, three words a vertex.
 @group(0) @binding(8) var<storage, read_write> candidates: array<u32>;
 
-// Triangles per block of the reject: 64 invocations, 16 consecutive triangles each.
+// Triangles per block of the reject: 64 invocations, 16 each; one survivor mask per run of 16 consecutive
+// triangles.
 const BLOCK: u32 = 1024u;
 const PER_INVOCATION: u32 = 16u;
 const HIT_WORDS: u32 = 17u;
@@ -788,24 +789,14 @@ fn mask_slot(query_in_dispatch: u32, b: u32, lid: u32) -> u32 {
     return query_in_dispatch * params.words_per_query + params.mask_offset + b * (BLOCK / PER_INVOCATION) + lid;
 }
 
-// Survivors among this invocation's PER_INVOCATION (at most 32) consecutive triangles of block `b`: bit k for
-// the run's triangle k.
-fn survivors_in_run(query_in_dispatch: u32, b: u32, lid: u32) -> u32 {
-    let first = b * BLOCK + lid * PER_INVOCATION;
-    let end = min(first + PER_INVOCATION, params.triangle_count);
-    var mask = 0u;
-    for (var t = first; t < end; t++) {
-        if (survives(query_in_dispatch, t) != 0u) {
-            mask |= 1u << (t - first);
-        }
-    }
-    return mask;
-}
-
-// A block's survivors while count_survivors sums them (a total needs no prefix sum's barriers).
+// A block's survivors and its runs' masks while count_survivors finds them (a total needs no prefix sum's
+// barriers).
 var<workgroup> block_total: atomic<u32>;
+var<workgroup> run_masks: array<atomic<u32>, 64>;
 
 // Primitive assembly and the trivial reject, counting and keeping the masks: one workgroup per (block, query).
+// Neighbouring invocations test neighbouring triangles (row j of the block is its triangles 64j..64j+63), so a
+// row's index loads are contiguous; each survivor sets its bit in its run's mask.
 @compute @workgroup_size(64)
 fn count_survivors(
     @builtin(local_invocation_index) lid: u32,
@@ -813,17 +804,25 @@ fn count_survivors(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     for (var b = group.x; b < params.blocks; b += groups.x) {
+        atomicStore(&run_masks[lid], 0u);
         if (lid == 0u) {
             atomicStore(&block_total, 0u);
         }
         workgroupBarrier();
-        let mask = survivors_in_run(group.y, b, lid);
-        outcodes[mask_slot(group.y, b, lid)] = mask;
-        let n = countOneBits(mask);
+        var n = 0u;
+        for (var row = 0u; row < BLOCK / 64u; row++) {
+            let k = row * 64u + lid;
+            let t = b * BLOCK + k;
+            if (t < params.triangle_count && survives(group.y, t) != 0u) {
+                atomicOr(&run_masks[k / PER_INVOCATION], 1u << (k % PER_INVOCATION));
+                n++;
+            }
+        }
         if (n > 0u) {
             atomicAdd(&block_total, n);
         }
         workgroupBarrier();
+        outcodes[mask_slot(group.y, b, lid)] = atomicLoad(&run_masks[lid]);
         if (lid == 0u) {
             atomicStore(&counters[block_slot(group.y, b)], atomicLoad(&block_total));
         }
