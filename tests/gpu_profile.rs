@@ -21,7 +21,7 @@ const PASSES: [&str; 8] = [
     "scan_blocks",
     "write_candidates",
     "evaluate_candidates",
-    "scan_outcomes",
+    "scan_tiles",
     "scatter_hits",
     "read-back copy",
 ];

@@ -7,7 +7,7 @@ mod profile;
 mod read_back;
 
 use super::device::{Gpu, lost};
-use super::layout::{FEEDBACK_VERTEX_SIZE, GpuHit, GpuQuery, HIT_SIZE};
+use super::layout::{FEEDBACK_VERTEX_SIZE, GpuHit, GpuQuery, HIT_SIZE, TILE};
 use super::mesh_buffers::create_buffer;
 use crate::error::Result;
 use crate::mesh_id::MeshId;
@@ -33,10 +33,16 @@ fn counters_size(dispatches: usize) -> u64 {
     ((2 + dispatches as u64) * 4).next_multiple_of(8)
 }
 
-/// Bytes of the whole counter buffer: the counters the host reads, one staging count per dispatch, and the
-/// largest dispatch's (query, block) counts.
-fn counter_buffer_size(dispatches: usize, most_blocks: u64) -> u64 {
-    (2 + 2 * dispatches as u64 + most_blocks) * 4
+/// Bytes of the counters the host reads and one staging count per dispatch: what each batch clears.
+fn cleared_counters_size(dispatches: usize) -> u64 {
+    (2 + 2 * dispatches as u64) * 4
+}
+
+/// Bytes of the whole counter buffer: the cleared counters, two words per tile of `candidate_capacity`
+/// candidates, and the largest dispatch's (query, block) counts.
+fn counter_buffer_size(dispatches: usize, candidate_capacity: u32, most_blocks: u64) -> u64 {
+    cleared_counters_size(dispatches)
+        + (2 * u64::from(candidate_capacity.div_ceil(TILE)) + most_blocks) * 4
 }
 
 /// Hit records and feedback vertices a read-back copies beyond the recent batches' largest count: as many again

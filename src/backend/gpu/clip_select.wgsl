@@ -12,18 +12,19 @@
 //                         the block's survivors are counted and kept as one bit mask per 16 triangles
 //                         (neighbouring invocations test neighbouring triangles: their loads coalesce);
 //   scan_blocks         - one workgroup turns the counts (query-major, then block) into each block's first
-//                         candidate, and the total into the dispatch's candidate count;
+//                         candidate, 1,024 counts a round, and the total into the dispatch's candidate count;
 //   write_candidates    - each survivor of the masks written at its block's offset plus its rank in the block:
 //                         the candidate list is ordered by (query, triangle); only the survivors are tested
 //                         again (for their outcodes' OR);
 //   evaluate_candidates - clipping and selection proper, per candidate: clips it (Sutherland-Hodgman, in
 //                         registers), runs the exact round-tool test, stages its record at the candidate's own
-//                         index and its feedback polygon in a staging area, and writes its outcome word (hit or
-//                         not, polygon length) into a dense array;
-//   scan_outcomes       - one workgroup turns the outcome words into each hit's record and first feedback
-//                         vertex in the batch's output, behind the previous meshes': each invocation reads a
-//                         contiguous run of the dense words, four at a time, so a few cache lines serve it;
-//   scatter_hits        - copies each staged record and polygon to its place.
+//                         index and its feedback polygon in a staging area, writes its outcome word (hit or
+//                         not, polygon length) into a dense array and adds a hit to its tile's sums (a tile is
+//                         TILE consecutive candidates);
+//   scan_tiles          - one workgroup turns the tiles' sums into each tile's first record and feedback vertex
+//                         in the batch's output, behind the previous meshes';
+//   scatter_hits        - one workgroup a tile ranks the tile's hits (a workgroup prefix sum over its outcome
+//                         words) and copies each staged record and polygon to its place.
 //
 // The reject and the evaluation are separate dispatches because the evaluation is large (polygons, closest
 // points, the time-of-impact loop): compiled into the reject loop it costs registers (occupancy) on a GPU, and
@@ -117,16 +118,16 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 // one survivor mask per run of PER_INVOCATION triangles.
 @group(0) @binding(4) var<storage, read_write> outcodes: array<u32>;
 // [0]: hits written, [1]: feedback vertices written (both over the batch's meshes so far), [2 + k]: candidates
-// of dispatch k, [2 + D + k]: feedback vertices dispatch k staged, then one count (turned offset) per (query,
-// block) of the current dispatch. All may exceed their capacities: the counting goes on, and the host re-runs
-// the batch with buffers that large.
+// of dispatch k, [2 + D + k]: feedback vertices dispatch k staged, then two words per tile of the candidate
+// capacity (see tile_slot), then one count (turned offset) per (query, block) of the current dispatch. All may
+// exceed their capacities: the counting goes on, and the host re-runs the batch with buffers that large.
 @group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> hits: array<Hit>;
 @group(0) @binding(7) var<storage, read_write> feedback: array<f32>;
-// Words, four regions sized by candidate_capacity (C) and feedback_capacity: candidate i at 4i (triangle,
-// query in dispatch << 8 | OR of its vertices' outcodes, then its record's and first feedback vertex's index in
-// the output); its outcome word at 4C + i (0: not hit, else 1 + its staged polygon's vertex count); its staged
-// record (a Hit, only if hit) at 5C + 17i; staged polygons from 22C, three words a vertex.
+// Words, four regions sized by candidate_capacity (C) and feedback_capacity: candidate i at 2i (triangle,
+// query in dispatch << 8 | OR of its vertices' outcodes); its outcome word at 2C + i (0: not hit, else 1 + its
+// staged polygon's vertex count); its staged record (a Hit, only if hit) at 3C + 17i; staged polygons from 20C,
+// three words a vertex.
 @group(0) @binding(8) var<storage, read_write> candidates: array<u32>;
 
 // Triangles per block of the reject: 64 invocations, 16 each; one survivor mask per run of 16 consecutive
@@ -134,6 +135,8 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 const BLOCK: u32 = 1024u;
 const PER_INVOCATION: u32 = 16u;
 const HIT_WORDS: u32 = 17u;
+// Candidates per tile of the outcome scan: one scatter workgroup of 256 invocations, four each.
+const TILE: u32 = 1024u;
 
 fn vertex(i: u32) -> vec3<f32> {
     return vec3<f32>(positions[3u * i], positions[3u * i + 1u], positions[3u * i + 2u]);
@@ -689,6 +692,7 @@ fn evaluate(i: u32, q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<
             }
         }
     }
+    atomicAdd(&counters[tile_slot(i / TILE)], (1u << 16u) | len);
     stage(i, Hit(
         q.output, triangle, depth_min, depth_max, contact.distance,
         contact.on_mesh.x, contact.on_mesh.y, contact.on_mesh.z,
@@ -700,15 +704,27 @@ fn evaluate(i: u32, q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<
 }
 
 fn outcome_at(i: u32) -> u32 {
-    return 4u * params.candidate_capacity + i;
+    return 2u * params.candidate_capacity + i;
 }
 
 fn staged_records() -> u32 {
-    return 5u * params.candidate_capacity;
+    return 3u * params.candidate_capacity;
 }
 
 fn staged_polygons() -> u32 {
-    return 22u * params.candidate_capacity;
+    return 20u * params.candidate_capacity;
+}
+
+// Tile k's two words in `counters`: the evaluation adds each hit's 1 << 16 | polygon length to the first (a
+// tile has at most 1,024 hits of at most 11 vertices, so neither half overflows); scan_tiles turns the pair into
+// the tile's first record and first feedback vertex in the output.
+fn tile_slot(k: u32) -> u32 {
+    return 2u + 2u * params.dispatch_count + 2u * k;
+}
+
+// Tiles of the candidate capacity: the counters' tile words.
+fn tile_capacity() -> u32 {
+    return (params.candidate_capacity + TILE - 1u) / TILE;
 }
 
 fn stage(i: u32, h: Hit) {
@@ -770,7 +786,7 @@ fn workgroup_scan(lid: u32, value: u32, n: u32) -> vec2<u32> {
 
 // Where the current dispatch's per-(query, block) counts live in `counters`.
 fn block_slot(query_in_dispatch: u32, block: u32) -> u32 {
-    return 2u + 2u * params.dispatch_count + query_in_dispatch * params.blocks + block;
+    return 2u + 2u * params.dispatch_count + 2u * tile_capacity() + query_in_dispatch * params.blocks + block;
 }
 
 // The trivial reject (all three vertices beyond one plane): the survivor's OR of outcodes plus 1, or 0.
@@ -830,41 +846,42 @@ fn count_survivors(
     }
 }
 
-// The current dispatch's (query, block) counts k..k+3, 0 past `end` (k < end): four loads in flight at once.
+// The current dispatch's (query, block) counts k..k+3, 0 past `end`.
 fn block_quad(k: u32, end: u32) -> vec4<u32> {
     var c = vec4<u32>(0u);
     for (var j = 0u; j < 4u; j++) {
-        let count = atomicLoad(&counters[block_slot(0u, min(k + j, end - 1u))]);
-        c[j] = select(0u, count, k + j < end);
+        if (k + j < end) {
+            c[j] = atomicLoad(&counters[block_slot(0u, k + j)]);
+        }
     }
     return c;
 }
 
 // One workgroup: the (query, block) counts in place into first candidates (an exclusive prefix sum, query-major),
-// and the total into the dispatch's candidate count (the evaluation and scatter loop up to it). Each invocation
-// takes a contiguous run of a multiple of four counts.
+// 1,024 a round (each invocation four neighbouring counts, so a round's loads coalesce), and the total into the
+// dispatch's candidate count (the evaluation and scatter loop up to it). Clears the tile sums the evaluation adds
+// to.
 @compute @workgroup_size(256)
 fn scan_blocks(@builtin(local_invocation_index) lid: u32) {
     let n = params.query_count * params.blocks;
-    let per = 4u * ((n + 1023u) / 1024u);
-    let first = min(lid * per, n);
-    let end = min(first + per, n);
-    var sum = 0u;
-    for (var k = first; k < end; k += 4u) {
-        let c = block_quad(k, end);
-        sum += c.x + c.y + c.z + c.w;
-    }
-    let scan = workgroup_scan(lid, sum, 256u);
-    var at = scan.x;
-    for (var k = first; k < end; k += 4u) {
-        let c = block_quad(k, end);
-        for (var j = 0u; j < 4u && k + j < end; j++) {
+    var carry = 0u;
+    for (var round = 0u; round < n; round += 1024u) {
+        let k = round + 4u * lid;
+        let c = block_quad(k, n);
+        let scan = workgroup_scan(lid, c.x + c.y + c.z + c.w, 256u);
+        var at = carry + scan.x;
+        for (var j = 0u; j < 4u && k + j < n; j++) {
             atomicStore(&counters[block_slot(0u, k + j)], at);
             at += c[j];
         }
+        carry += scan.y;
+    }
+    let tiles = (min(carry, params.candidate_capacity) + TILE - 1u) / TILE;
+    for (var t = lid; t < tiles; t += 256u) {
+        atomicStore(&counters[tile_slot(t)], 0u);
     }
     if (lid == 0u) {
-        atomicStore(&counters[2u + params.dispatch_index], scan.y);
+        atomicStore(&counters[2u + params.dispatch_index], carry);
     }
 }
 
@@ -885,8 +902,8 @@ fn write_candidates(
             let t = first + firstTrailingBit(mask);
             mask &= mask - 1u;
             if (i < params.candidate_capacity) {
-                candidates[4u * i] = t;
-                candidates[4u * i + 1u] = (group.y << 8u) | (survives(group.y, t) - 1u);
+                candidates[2u * i] = t;
+                candidates[2u * i + 1u] = (group.y << 8u) | (survives(group.y, t) - 1u);
             }
             i++;
         }
@@ -905,8 +922,8 @@ fn evaluate_candidates(
 ) {
     let count = candidate_count();
     for (var i = id.x; i < count; i += groups.x * 64u) {
-        let t = candidates[4u * i];
-        let c = candidates[4u * i + 1u];
+        let t = candidates[2u * i];
+        let c = candidates[2u * i + 1u];
         let q = queries[params.first_query + (c >> 8u)];
         let v0 = vertex(triangles[3u * t]);
         let v1 = vertex(triangles[3u * t + 1u]);
@@ -922,74 +939,88 @@ fn outcome_quad(i: u32, end: u32) -> vec4<u32> {
     return select(vec4<u32>(0u), w, vec4<u32>(i, i + 1u, i + 2u, i + 3u) < vec4<u32>(end));
 }
 
-// One workgroup: each hit's record index and first feedback vertex in the batch's output (an exclusive prefix
-// sum over the candidates' outcome words, in their (query, triangle) order, behind what earlier dispatches
-// wrote), and the new totals. Each invocation takes a contiguous run of a multiple of four words.
-@compute @workgroup_size(256)
-fn scan_outcomes(@builtin(local_invocation_index) lid: u32) {
-    let n = candidate_count();
-    let per = 4u * ((n + 1023u) / 1024u);
-    let first = min(lid * per, n);
-    let end = min(first + per, n);
-    // An outcome word is 0 or 1 + the polygon's length: min(w, 1) counts the hits, the sum less them is the
-    // vertices.
-    var hits = vec4<u32>(0u);
-    var words = vec4<u32>(0u);
-    for (var i = first; i < end; i += 4u) {
-        let w = outcome_quad(i, end);
-        hits += min(w, vec4<u32>(1u));
-        words += w;
-    }
-    let hit_sum = hits.x + hits.y + hits.z + hits.w;
-    let vertex_sum = words.x + words.y + words.z + words.w - hit_sum;
-    let hit_base = atomicLoad(&counters[0]);
-    let vertex_base = atomicLoad(&counters[1]);
-    let hit_scan = workgroup_scan(lid, hit_sum, 256u);
-    let vertex_scan = workgroup_scan(lid, vertex_sum, 256u);
-    var h = hit_base + hit_scan.x;
-    var f = vertex_base + vertex_scan.x;
-    for (var i = first; i < end; i += 4u) {
-        let w = outcome_quad(i, end);
-        for (var k = 0u; k < 4u && i + k < end; k++) {
-            candidates[4u * (i + k) + 2u] = h;
-            candidates[4u * (i + k) + 3u] = f;
-            h += min(w[k], 1u);
-            f += max(w[k], 1u) - 1u;
-        }
-    }
-    // Every invocation has read the bases above (the scans' barriers) before they move.
+// The dispatch's candidate count, read by one invocation and shared as a workgroup-uniform value (loops with
+// barriers need a uniform bound).
+var<workgroup> shared_count: u32;
+
+fn uniform_candidate_count(lid: u32) -> u32 {
     if (lid == 0u) {
-        atomicStore(&counters[0], hit_base + hit_scan.y);
-        atomicStore(&counters[1], vertex_base + vertex_scan.y);
+        shared_count = candidate_count();
+    }
+    return workgroupUniformLoad(&shared_count);
+}
+
+// One workgroup: each tile's first record and first feedback vertex in the batch's output (an exclusive prefix
+// sum over the tiles' sums, 256 tiles a round, behind what earlier dispatches wrote), and the new totals.
+@compute @workgroup_size(256)
+fn scan_tiles(@builtin(local_invocation_index) lid: u32) {
+    // Read before the first barrier, which orders them before the totals move at the end.
+    var carry = vec2<u32>(atomicLoad(&counters[0]), atomicLoad(&counters[1]));
+    let tiles = (uniform_candidate_count(lid) + TILE - 1u) / TILE;
+    for (var round = 0u; round < tiles; round += 256u) {
+        let t = round + lid;
+        var sums = 0u;
+        if (t < tiles) {
+            sums = atomicLoad(&counters[tile_slot(t)]);
+        }
+        let hit_scan = workgroup_scan(lid, sums >> 16u, 256u);
+        let vertex_scan = workgroup_scan(lid, sums & 0xffffu, 256u);
+        if (t < tiles) {
+            atomicStore(&counters[tile_slot(t)], carry.x + hit_scan.x);
+            atomicStore(&counters[tile_slot(t) + 1u], carry.y + vertex_scan.x);
+        }
+        carry += vec2<u32>(hit_scan.y, vertex_scan.y);
+    }
+    if (lid == 0u) {
+        atomicStore(&counters[0], carry.x);
+        atomicStore(&counters[1], carry.y);
     }
 }
 
-// Copies each hit's staged record and polygon to its place in the output (none past the capacities).
-@compute @workgroup_size(64)
+// Copies candidate i's staged record and polygon (`len` vertices) to record h and feedback vertex f of the
+// output (not past the capacities).
+fn scatter_one(i: u32, h: u32, f: u32, len: u32) {
+    if (h >= params.hit_capacity || f > params.feedback_capacity || len > params.feedback_capacity - f) {
+        return;
+    }
+    var r = staged(i);
+    // The polygon was staged only if it fit; if it did not, the batch overflows and is re-run.
+    let staged_first = r.feedback_first;
+    if (staged_first <= params.feedback_capacity && len <= params.feedback_capacity - staged_first) {
+        let src = staged_polygons() + 3u * staged_first;
+        for (var k = 0u; k < 3u * len; k++) {
+            feedback[3u * f + k] = bitcast<f32>(candidates[src + k]);
+        }
+    }
+    r.feedback_first = f;
+    hits[h] = r;
+}
+
+// One workgroup a tile: its hits ranked by a prefix sum over its outcome words (four neighbouring words an
+// invocation) from the tile's first record and feedback vertex, each copied to its place.
+@compute @workgroup_size(256)
 fn scatter_hits(
-    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let count = candidate_count();
-    for (var i = id.x; i < count; i += groups.x * 64u) {
-        let outcome = candidates[outcome_at(i)];
-        let h = candidates[4u * i + 2u];
-        let f = candidates[4u * i + 3u];
-        let len = max(outcome, 1u) - 1u;
-        if (outcome == 0u || h >= params.hit_capacity || f > params.feedback_capacity
-            || len > params.feedback_capacity - f) {
-            continue;
-        }
-        var r = staged(i);
-        // The polygon was staged only if it fit; if it did not, the batch overflows and is re-run.
-        let staged_first = r.feedback_first;
-        if (staged_first <= params.feedback_capacity && len <= params.feedback_capacity - staged_first) {
-            let src = staged_polygons() + 3u * staged_first;
-            for (var k = 0u; k < 3u * len; k++) {
-                feedback[3u * f + k] = bitcast<f32>(candidates[src + k]);
+    let count = uniform_candidate_count(lid);
+    let tiles = (count + TILE - 1u) / TILE;
+    for (var tile = group.x; tile < tiles; tile += groups.x) {
+        let first = tile * TILE + 4u * lid;
+        let w = outcome_quad(first, count);
+        let hit = min(w, vec4<u32>(1u));
+        let len = max(w, vec4<u32>(1u)) - vec4<u32>(1u);
+        let hit_rank = workgroup_scan(lid, hit.x + hit.y + hit.z + hit.w, 256u).x;
+        let vertex_rank = workgroup_scan(lid, len.x + len.y + len.z + len.w, 256u).x;
+        var h = atomicLoad(&counters[tile_slot(tile)]) + hit_rank;
+        var f = atomicLoad(&counters[tile_slot(tile) + 1u]) + vertex_rank;
+        for (var k = 0u; k < 4u; k++) {
+            if (w[k] != 0u) {
+                scatter_one(first + k, h, f, len[k]);
+                h++;
+                f += len[k];
             }
         }
-        r.feedback_first = f;
-        hits[h] = r;
     }
 }

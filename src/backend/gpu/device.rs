@@ -287,7 +287,7 @@ pub(super) struct Pipelines {
     pub(super) scan_blocks: wgpu::ComputePipeline,
     pub(super) write: wgpu::ComputePipeline,
     pub(super) evaluate: wgpu::ComputePipeline,
-    pub(super) scan_outcomes: wgpu::ComputePipeline,
+    pub(super) scan_tiles: wgpu::ComputePipeline,
     pub(super) scatter: wgpu::ComputePipeline,
 }
 
@@ -352,7 +352,7 @@ fn build_pipelines(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Result<Pi
     let scan_blocks = pipeline("scan_blocks");
     let write = pipeline("write_candidates");
     let evaluate = pipeline("evaluate_candidates");
-    let scan_outcomes = pipeline("scan_outcomes");
+    let scan_tiles = pipeline("scan_tiles");
     let scatter = pipeline("scatter_hits");
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(unavailable(format!(
@@ -367,7 +367,7 @@ fn build_pipelines(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Result<Pi
         scan_blocks,
         write,
         evaluate,
-        scan_outcomes,
+        scan_tiles,
         scatter,
     })
 }

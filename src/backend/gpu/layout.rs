@@ -99,10 +99,11 @@ pub struct GpuHit {
 pub(crate) const PARAMS_SIZE: u64 = std::mem::size_of::<GpuParams>() as u64;
 /// Size of one [`GpuHit`] in bytes.
 pub(crate) const HIT_SIZE: u64 = std::mem::size_of::<GpuHit>() as u64;
-/// Bytes of the candidate buffer per candidate: triangle, query and outcodes, its output indices, its outcome
-/// word (read densely by the outcome scan) and its staged record (the staged polygons come on top,
-/// [`FEEDBACK_VERTEX_SIZE`] a vertex).
-pub(crate) const CANDIDATE_SIZE: u64 = 4 * 4 + 4 + HIT_SIZE;
+/// Bytes of the candidate buffer per candidate: triangle, query and outcodes, its outcome word (read densely
+/// by the scatter) and its staged record (the staged polygons come on top, [`FEEDBACK_VERTEX_SIZE`] a vertex).
+pub(crate) const CANDIDATE_SIZE: u64 = 2 * 4 + 4 + HIT_SIZE;
+/// Candidates per tile of the outcome scan (`TILE` in the shader).
+pub(crate) const TILE: u32 = 1024;
 /// Triangles per block of the reject (`BLOCK` in the shader).
 pub(crate) const BLOCK: u32 = 1024;
 /// Survivor masks per block: one per invocation, of `PER_INVOCATION` triangles each (in the shader).

@@ -3,15 +3,15 @@
 
 use super::profile::Profiler;
 use super::{
-    BindKey, Dispatch, GpuScratch, InFlight, WORKGROUP, counter_buffer_size, counters_size,
-    map_for_reading,
+    BindKey, Dispatch, GpuScratch, InFlight, WORKGROUP, cleared_counters_size, counter_buffer_size,
+    counters_size, map_for_reading,
 };
 use crate::backend::PreparedQuery;
 use crate::backend::gpu::GpuBackend;
 use crate::backend::gpu::device::Gpu;
 use crate::backend::gpu::layout::{
     BLOCK, CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuParams, GpuQuery, HIT_SIZE, MASKS_PER_BLOCK,
-    PARAMS_SIZE,
+    PARAMS_SIZE, TILE,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::mesh::Mesh;
@@ -229,9 +229,10 @@ impl GpuScratch {
             .map(|d| u64::from(d.blocks) * u64::from(d.query_count))
             .max()
             .unwrap_or(0);
-        replaced |= self
-            .counters
-            .ensure(gpu, counter_buffer_size(self.dispatches.len(), most_blocks))?;
+        replaced |= self.counters.ensure(
+            gpu,
+            counter_buffer_size(self.dispatches.len(), self.candidate_capacity, most_blocks),
+        )?;
         // The candidates, their outcome words, their staged records, then the staged polygons.
         replaced |= self.candidates.ensure(
             gpu,
@@ -333,12 +334,12 @@ impl GpuScratch {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("clip_select batch"),
             });
-        // The totals, candidate and staging counts start at 0; the (query, block) counts behind them are all
-        // written by each dispatch's count pass before they are read.
+        // The totals, candidate and staging counts start at 0; each dispatch's scan_blocks clears the tile sums
+        // behind them, and its count pass writes every (query, block) count before it is read.
         encoder.clear_buffer(
             self.counters.get(),
             0,
-            Some(counter_buffer_size(self.dispatches.len(), 0)),
+            Some(cleared_counters_size(self.dispatches.len())),
         );
         self.record_passes(gpu, &mut encoder);
         let readback = self.readback.get();
@@ -378,11 +379,9 @@ impl GpuScratch {
         // and scatter are sized from the last batch's candidates: a direct dispatch, where an indirect one would
         // cost a validation dispatch and its barriers in wgpu.
         let most = gpu.max_workgroups;
-        let per_candidate = self
-            .expected_candidates
-            .min(self.candidate_capacity)
-            .div_ceil(WORKGROUP)
-            .clamp(1, most);
+        let expected = self.expected_candidates.min(self.candidate_capacity);
+        let per_candidate = expected.div_ceil(WORKGROUP).clamp(1, most);
+        let per_tile = expected.div_ceil(TILE).clamp(1, most);
         let p = &gpu.pipelines;
         stamp(&mut self.profiler, &mut pass, "start");
         for (k, (d, (_, group))) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
@@ -395,8 +394,8 @@ impl GpuScratch {
                 (&p.scan_blocks, (1, 1), "scan_blocks"),
                 (&p.write, (blocks, queries), "write_candidates"),
                 (&p.evaluate, (per_candidate, 1), "evaluate_candidates"),
-                (&p.scan_outcomes, (1, 1), "scan_outcomes"),
-                (&p.scatter, (per_candidate, 1), "scatter_hits"),
+                (&p.scan_tiles, (1, 1), "scan_tiles"),
+                (&p.scatter, (per_tile, 1), "scatter_hits"),
             ];
             for (pipeline, (x, y), label) in passes {
                 pass.set_pipeline(pipeline);
