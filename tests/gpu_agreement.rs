@@ -1357,3 +1357,51 @@ fn auto_picks_only_a_hardware_gpu() {
         }
     }
 }
+
+/// A batch whose meshes have no triangle runs no pass on the device: it must answer no hits, not the counts the
+/// previous batch left in the buffers it reads back, and the next batch answers as before.
+#[test]
+fn a_batch_on_empty_meshes_after_hits_answers_none() {
+    let Some(gpu) = common::gpu() else { return };
+    let ctx = common::context(gpu, 1);
+    let (p, t) = common::liver();
+    let liver = ctx.create_mesh(&p, &t).unwrap();
+    let empty = ctx.create_mesh(&p, &[]).unwrap();
+    let (lo, hi) = common::bounds(&p);
+    let center = (Vec3::from(lo) + Vec3::from(hi)) / 2.0;
+    let mut rng = Rng(45);
+    let tools: Vec<(Tool, Vec3)> = (0..8).map(|_| liver_tool(&mut rng, &p, center)).collect();
+    let on = |mesh| -> Vec<Query> {
+        let mut rng = Rng(46);
+        tools
+            .iter()
+            .map(|&tool| ask(&mut rng, 0, tool).query(mesh))
+            .collect()
+    };
+    let mut results = ctx.create_results();
+    ctx.query(&on(liver), &mut results).unwrap();
+    let first: Vec<Vec<Hit>> = (0..8).map(|i| results.hits(i).unwrap().to_vec()).collect();
+    assert!(
+        first.iter().any(|h| !h.is_empty()),
+        "the tools touch the liver"
+    );
+    ctx.query(&on(empty), &mut results).unwrap();
+    for i in 0..8 {
+        assert!(
+            results.hits(i).unwrap().is_empty(),
+            "query {i} on the empty mesh"
+        );
+        assert!(
+            results.feedback(i).unwrap().is_empty(),
+            "query {i} on the empty mesh"
+        );
+    }
+    ctx.query(&on(liver), &mut results).unwrap();
+    for (i, hits) in first.iter().enumerate() {
+        assert_eq!(
+            results.hits(i).unwrap(),
+            &hits[..],
+            "query {i} on the liver again"
+        );
+    }
+}

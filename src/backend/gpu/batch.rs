@@ -160,8 +160,9 @@ struct Dispatch {
     blocks: u32,
 }
 
-/// What distinguishes one dispatch's bind group from another's within one scratch.
-type BindKey = (wgpu::Buffer, wgpu::Buffer, u64);
+/// What distinguishes one dispatch's bind group from another's within one scratch: the mesh buffers, the bytes
+/// of outcodes and masks, where the queries start in the upload buffer.
+type BindKey = (wgpu::Buffer, wgpu::Buffer, u64, u64);
 
 /// A submitted batch not yet read back.
 struct InFlight {
@@ -190,8 +191,9 @@ impl InFlight {
 /// The device buffers and host staging of one results object.
 pub struct GpuScratch {
     gpu: Arc<Gpu>,
-    queries: Grown,
-    params: Grown,
+    /// Each dispatch's parameters at its dynamic offset, then the queries from `queries_at`: one write a batch.
+    uploads: Grown,
+    queries_at: u64,
     outcodes: Grown,
     counters: Grown,
     hits: Grown,
@@ -211,7 +213,7 @@ pub struct GpuScratch {
     /// than the ones before, which AUTO's timing leaves out.
     extra_trips: u64,
     host_queries: Vec<GpuQuery>,
-    host_params: Vec<u8>,
+    host_uploads: Vec<u8>,
     dispatches: Vec<Dispatch>,
     /// The bind groups of the last batch, by the mesh buffers and outcode range they bind: a simulation asks
     /// the same batch every step, and rebuilding them costs more than encoding the whole batch. Cleared when a
@@ -247,8 +249,11 @@ impl GpuScratch {
     pub fn new(gpu: Arc<Gpu>) -> Self {
         Self {
             gpu,
-            queries: Grown::new("queries", U::STORAGE.union(U::COPY_DST)),
-            params: Grown::new("dispatch params", U::UNIFORM.union(U::COPY_DST)),
+            uploads: Grown::new(
+                "dispatch params and queries",
+                U::UNIFORM.union(U::STORAGE).union(U::COPY_DST),
+            ),
+            queries_at: 0,
             outcodes: Grown::new("outcodes", U::STORAGE),
             counters: Grown::new("counters", U::STORAGE.union(U::COPY_SRC).union(U::COPY_DST)),
             hits: Grown::new("hits", U::STORAGE.union(U::COPY_SRC)),
@@ -263,7 +268,7 @@ impl GpuScratch {
             expected_candidates: INITIAL_CANDIDATES,
             extra_trips: 0,
             host_queries: Vec::new(),
-            host_params: Vec::new(),
+            host_uploads: Vec::new(),
             dispatches: Vec::new(),
             bind_groups: Vec::new(),
             fresh_bind_groups: Vec::new(),

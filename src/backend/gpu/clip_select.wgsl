@@ -153,12 +153,18 @@ fn outcode(q: Query, p: vec3<f32>) -> u32 {
     return code;
 }
 
-// The vertex stage (glVertex through the modelview-projection and the clip test), four vertices per word.
+// The vertex stage (glVertex through the modelview-projection and the clip test), four vertices per word. The
+// batch's first dispatch also clears the totals, candidate and staging counts (the counters the host reads).
 @compute @workgroup_size(64)
 fn vertex_outcodes(
     @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
+    if (params.dispatch_index == 0u && id.y == 0u) {
+        for (var k = id.x; k < 2u + 2u * params.dispatch_count; k += groups.x * 64u) {
+            atomicStore(&counters[k], 0u);
+        }
+    }
     let q = queries[params.first_query + id.y];
     let base = id.y * params.words_per_query;
     for (var w = id.x; w < params.mask_offset; w += groups.x * 64u) {
@@ -1011,10 +1017,11 @@ fn scatter_hits(
         let w = outcome_quad(first, count);
         let hit = min(w, vec4<u32>(1u));
         let len = max(w, vec4<u32>(1u)) - vec4<u32>(1u);
-        let hit_rank = workgroup_scan(lid, hit.x + hit.y + hit.z + hit.w, 256u).x;
-        let vertex_rank = workgroup_scan(lid, len.x + len.y + len.z + len.w, 256u).x;
-        var h = atomicLoad(&counters[tile_slot(tile)]) + hit_rank;
-        var f = atomicLoad(&counters[tile_slot(tile) + 1u]) + vertex_rank;
+        // Hits and vertices in one scan: a tile's fit 16 bits each (as in its sums).
+        let sums = ((hit.x + hit.y + hit.z + hit.w) << 16u) | (len.x + len.y + len.z + len.w);
+        let rank = workgroup_scan(lid, sums, 256u).x;
+        var h = atomicLoad(&counters[tile_slot(tile)]) + (rank >> 16u);
+        var f = atomicLoad(&counters[tile_slot(tile) + 1u]) + (rank & 0xffffu);
         for (var k = 0u; k < 4u; k++) {
             if (w[k] != 0u) {
                 scatter_one(first + k, h, f, len[k]);

@@ -29,6 +29,8 @@ pub struct Gpu {
     pub(super) params_stride: u64,
     /// Largest storage buffer binding the device allows.
     pub(super) max_binding: u64,
+    /// Alignment of a storage binding's offset (where the queries start in a batch's upload buffer).
+    pub(super) storage_offset_alignment: u64,
     /// Nanoseconds per timestamp tick, where the device writes timestamps between dispatches and copies (for
     /// [`super::BatchProfile`]); `None` where it cannot.
     pub(super) timestamp_period: Option<f64>,
@@ -127,6 +129,8 @@ impl Gpu {
         let max_workgroups = if is_hardware(&info) { 4096 } else { 256 };
         let params_stride = u64::from(device.limits().min_uniform_buffer_offset_alignment)
             .max(super::layout::PARAMS_SIZE);
+        let storage_offset_alignment =
+            u64::from(device.limits().min_storage_buffer_offset_alignment);
         let max_binding = device
             .limits()
             .max_storage_buffer_binding_size
@@ -143,6 +147,7 @@ impl Gpu {
             max_workgroups,
             params_stride,
             max_binding,
+            storage_offset_alignment,
             timestamp_period,
             lost,
             failure,

@@ -51,7 +51,7 @@ impl GpuScratch {
         debug_assert!(self.in_flight.is_none());
         let guards = self.lock_meshes(meshes, queries, same_versions)?;
         let mesh_buffers = self.plan_dispatches(&gpu, backend, queries, &guards)?;
-        let outcode_words = self.write_params(&gpu, &mesh_buffers);
+        let outcode_words = self.write_uploads(&gpu, &mesh_buffers);
         let read = self.ensure_buffers(&gpu, outcode_words)?;
         self.refresh_bind_groups(&gpu, &mesh_buffers);
         if let Some(p) = &mut self.profiler {
@@ -182,13 +182,16 @@ impl GpuScratch {
         Ok(mesh_buffers)
     }
 
-    /// Writes each dispatch's parameters at its dynamic offset; returns the most outcode words a dispatch
-    /// needs.
-    fn write_params(&mut self, gpu: &Gpu, mesh_buffers: &[MeshBuffers]) -> u64 {
+    /// Lays out what the batch uploads: each dispatch's parameters at its dynamic offset, then the queries;
+    /// returns the most outcode and mask words a dispatch needs.
+    fn write_uploads(&mut self, gpu: &Gpu, mesh_buffers: &[MeshBuffers]) -> u64 {
         let stride = gpu.params_stride;
-        self.host_params.clear();
-        self.host_params
-            .resize(self.dispatches.len().max(1) * stride as usize, 0);
+        let params_len = self.dispatches.len().max(1) as u64 * stride;
+        self.queries_at = params_len.next_multiple_of(gpu.storage_offset_alignment);
+        self.host_uploads.clear();
+        self.host_uploads.resize(self.queries_at as usize, 0);
+        self.host_uploads
+            .extend_from_slice(bytemuck::cast_slice(&self.host_queries));
         for (k, (d, (_, _, vertex_count))) in self.dispatches.iter().zip(mesh_buffers).enumerate() {
             let p = GpuParams {
                 vertex_count: *vertex_count,
@@ -205,7 +208,7 @@ impl GpuScratch {
                 mask_offset: d.mask_offset,
             };
             let at = k * stride as usize;
-            self.host_params[at..at + size_of::<GpuParams>()]
+            self.host_uploads[at..at + size_of::<GpuParams>()]
                 .copy_from_slice(bytemuck::bytes_of(&p));
         }
         self.dispatches
@@ -219,8 +222,7 @@ impl GpuScratch {
     /// read-back will hold.
     fn ensure_buffers(&mut self, gpu: &Gpu, outcode_words: u64) -> Result<ReadBack> {
         let query_bytes = (self.host_queries.len().max(1) * size_of::<GpuQuery>()) as u64;
-        let mut replaced = self.queries.ensure(gpu, query_bytes)?;
-        replaced |= self.params.ensure(gpu, self.host_params.len() as u64)?;
+        let mut replaced = self.uploads.ensure(gpu, self.queries_at + query_bytes)?;
         replaced |= self.outcodes.ensure(gpu, outcode_words * 4)?;
         let counters_size = counters_size(self.dispatches.len());
         let most_blocks = self
@@ -279,13 +281,14 @@ impl GpuScratch {
         fn buffer(
             binding: u32,
             buffer: &wgpu::Buffer,
+            offset: u64,
             size: Option<u64>,
         ) -> wgpu::BindGroupEntry<'_> {
             wgpu::BindGroupEntry {
                 binding,
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                     buffer,
-                    offset: 0,
+                    offset,
                     size: size.and_then(wgpu::BufferSize::new),
                 }),
             }
@@ -294,22 +297,27 @@ impl GpuScratch {
         for (d, (positions, indices, _)) in self.dispatches.iter().zip(mesh_buffers) {
             let outcode_bytes =
                 (u64::from(d.words_per_query) * u64::from(d.query_count) * 4).next_multiple_of(16);
-            let key: BindKey = (positions.clone(), indices.clone(), outcode_bytes);
+            let key: BindKey = (
+                positions.clone(),
+                indices.clone(),
+                outcode_bytes,
+                self.queries_at,
+            );
             let group = match self.bind_groups.iter().position(|(k, _)| *k == key) {
                 Some(i) => self.bind_groups.swap_remove(i).1,
                 None => gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("clip_select"),
                     layout: &gpu.pipelines.layout,
                     entries: &[
-                        buffer(0, self.params.get(), Some(PARAMS_SIZE)),
-                        buffer(1, self.queries.get(), None),
-                        buffer(2, positions, None),
-                        buffer(3, indices, None),
-                        buffer(4, self.outcodes.get(), Some(outcode_bytes)),
-                        buffer(5, self.counters.get(), None),
-                        buffer(6, self.hits.get(), None),
-                        buffer(7, self.feedback.get(), None),
-                        buffer(8, self.candidates.get(), None),
+                        buffer(0, self.uploads.get(), 0, Some(PARAMS_SIZE)),
+                        buffer(1, self.uploads.get(), self.queries_at, None),
+                        buffer(2, positions, 0, None),
+                        buffer(3, indices, 0, None),
+                        buffer(4, self.outcodes.get(), 0, Some(outcode_bytes)),
+                        buffer(5, self.counters.get(), 0, None),
+                        buffer(6, self.hits.get(), 0, None),
+                        buffer(7, self.feedback.get(), 0, None),
+                        buffer(8, self.candidates.get(), 0, None),
                     ],
                 }),
             };
@@ -319,28 +327,22 @@ impl GpuScratch {
         self.fresh_bind_groups.clear();
     }
 
-    /// Uploads the queries and parameters, records every dispatch's passes and the read-back copies, and
+    /// Uploads the parameters and queries, records every dispatch's passes and the read-back copies, and
     /// submits them.
     fn encode(&mut self, gpu: &Gpu, read: &ReadBack) -> wgpu::SubmissionIndex {
-        gpu.queue.write_buffer(
-            self.queries.get(),
-            0,
-            bytemuck::cast_slice(&self.host_queries),
-        );
         gpu.queue
-            .write_buffer(self.params.get(), 0, &self.host_params);
+            .write_buffer(self.uploads.get(), 0, &self.host_uploads);
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("clip_select batch"),
             });
-        // The totals, candidate and staging counts start at 0; each dispatch's scan_blocks clears the tile sums
-        // behind them, and its count pass writes every (query, block) count before it is read.
-        encoder.clear_buffer(
-            self.counters.get(),
-            0,
-            Some(cleared_counters_size(self.dispatches.len())),
-        );
+        // The totals, candidate and staging counts start at 0: the first dispatch's vertex pass clears them (a
+        // batch without one clears them here). Each dispatch's scan_blocks clears the tile sums behind them,
+        // and its count pass writes every (query, block) count before it is read.
+        if self.dispatches.is_empty() {
+            encoder.clear_buffer(self.counters.get(), 0, Some(cleared_counters_size(0)));
+        }
         self.record_passes(gpu, &mut encoder);
         let readback = self.readback.get();
         let ReadBack {
