@@ -115,7 +115,7 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 @group(0) @binding(2) var<storage, read> positions: array<f32>;
 @group(0) @binding(3) var<storage, read> triangles: array<u32>;
 // `words_per_query` words per query of the dispatch: four 8-bit outcodes per word (`mask_offset` words), then
-// one survivor mask per run of PER_INVOCATION triangles.
+// one survivor mask per run of RUN triangles.
 @group(0) @binding(4) var<storage, read_write> outcodes: array<u32>;
 // [0]: hits written, [1]: feedback vertices written (both over the batch's meshes so far), [2 + k]: candidates
 // of dispatch k, [2 + D + k]: feedback vertices dispatch k staged, then two words per tile of the candidate
@@ -130,10 +130,10 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 // three words a vertex.
 @group(0) @binding(8) var<storage, read_write> candidates: array<u32>;
 
-// Triangles per block of the reject: 64 invocations, 16 each; one survivor mask per run of 16 consecutive
-// triangles.
+// Triangles per block of the reject (64 invocations, 16 triangles each), and per run: the consecutive
+// triangles of one survivor mask, which one invocation of the write pass takes.
 const BLOCK: u32 = 1024u;
-const PER_INVOCATION: u32 = 16u;
+const RUN: u32 = 16u;
 const HIT_WORDS: u32 = 17u;
 // Candidates per tile of the outcome scan: one scatter workgroup of 256 invocations, four each.
 const TILE: u32 = 1024u;
@@ -806,9 +806,9 @@ fn survives(query_in_dispatch: u32, t: u32) -> u32 {
     return 0u;
 }
 
-// Where count_survivors keeps the survivor mask of invocation `lid`'s run of block `b`.
-fn mask_slot(query_in_dispatch: u32, b: u32, lid: u32) -> u32 {
-    return query_in_dispatch * params.words_per_query + params.mask_offset + b * (BLOCK / PER_INVOCATION) + lid;
+// Where count_survivors keeps the survivor mask of run `run` (triangles RUN * run ..) of block `b`.
+fn mask_slot(query_in_dispatch: u32, b: u32, run: u32) -> u32 {
+    return query_in_dispatch * params.words_per_query + params.mask_offset + b * (BLOCK / RUN) + run;
 }
 
 // A block's survivors and its runs' masks while count_survivors finds them (a total needs no prefix sum's
@@ -836,7 +836,7 @@ fn count_survivors(
             let k = row * 64u + lid;
             let t = b * BLOCK + k;
             if (t < params.triangle_count && survives(group.y, t) != 0u) {
-                atomicOr(&run_masks[k / PER_INVOCATION], 1u << (k % PER_INVOCATION));
+                atomicOr(&run_masks[k / RUN], 1u << (k % RUN));
                 n++;
             }
         }
@@ -903,7 +903,7 @@ fn write_candidates(
         var mask = outcodes[mask_slot(group.y, b, lid)];
         let rank = workgroup_scan(lid, countOneBits(mask), 64u).x;
         var i = atomicLoad(&counters[block_slot(group.y, b)]) + rank;
-        let first = b * BLOCK + lid * PER_INVOCATION;
+        let first = b * BLOCK + lid * RUN;
         while (mask != 0u) {
             let t = first + firstTrailingBit(mask);
             mask &= mask - 1u;

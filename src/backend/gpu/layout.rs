@@ -106,7 +106,7 @@ pub(crate) const CANDIDATE_SIZE: u64 = 2 * 4 + 4 + HIT_SIZE;
 pub(crate) const TILE: u32 = 1024;
 /// Triangles per block of the reject (`BLOCK` in the shader).
 pub(crate) const BLOCK: u32 = 1024;
-/// Survivor masks per block: one per invocation, of `PER_INVOCATION` triangles each (in the shader).
+/// Survivor masks per block: one per run of `RUN` (16) consecutive triangles (in the shader).
 pub(crate) const MASKS_PER_BLOCK: u32 = 64;
 /// Size of one feedback vertex (x, y, z) in bytes.
 pub(crate) const FEEDBACK_VERTEX_SIZE: u64 = 12;
