@@ -178,6 +178,34 @@ mod tests {
         assert_eq!(HIT_SIZE, 68);
     }
 
+    /// The sizes the host allocates by are the shader's: each `const` they share has the same value there.
+    #[test]
+    fn constants_match_the_shader() {
+        let shader = include_str!("clip_select.wgsl");
+        let constant = |name: &str| -> u64 {
+            let line = shader
+                .lines()
+                .find(|l| l.starts_with(&format!("const {name}: u32 = ")))
+                .unwrap_or_else(|| panic!("the shader has no const {name}"));
+            let value = line.rsplit("= ").next().unwrap();
+            value
+                .trim_end_matches(';')
+                .trim_end_matches('u')
+                .parse()
+                .unwrap()
+        };
+        assert_eq!(constant("BLOCK"), u64::from(BLOCK));
+        assert_eq!(
+            constant("BLOCK") / constant("RUN"),
+            u64::from(MASKS_PER_BLOCK)
+        );
+        assert_eq!(constant("TILE"), u64::from(TILE));
+        assert_eq!(constant("HIT_WORDS") * 4, HIT_SIZE);
+        // A candidate's words: its two, its outcome word, its staged record (`staged_polygons` starts at 20C).
+        assert_eq!(CANDIDATE_SIZE, (2 + 1 + constant("HIT_WORDS")) * 4);
+        assert!(shader.contains("return 20u * params.candidate_capacity;"));
+    }
+
     /// The shader's `outcode` loops over all four slabs: a slab past `slab_count` must never set a bit, which
     /// zero planes and bounds guarantee (0 is neither below 0 nor above it).
     #[test]
