@@ -129,3 +129,51 @@ fn a_segment_swept_past_a_point_with_a_188_bit_span_misses_it() {
         assert_eq!(edge_edge(&p, 0.0), None, "order {order}");
     }
 }
+
+/// A fuzzing finding: the coplanarity filter bounded its cubic only for coordinates between 1e-60 and 1e60 and
+/// left larger or smaller queries to the box search, which reports a contact at the step's end at its own time,
+/// not at the start of the filter's slab: the same query scaled by 2^35 answered t = 1 where the original
+/// answered t = 0. Scaling a query by a power of two is exact, so every answer must be the same, on both sides
+/// of that range; checked on the finding and on two edges crossing mid-step.
+#[test]
+fn power_of_two_scalings_answer_alike_across_the_filters_range() {
+    let huge = -f64::from_bits(0x4ACA_F000_0200_0000);
+    let finding = [
+        [0.0, 0.0, 7.25],
+        [-2816.0, 0.25, 0.0],
+        [0.0, 0.0, 0.0],
+        [0.0, 1.0, 1280.0],
+        [0.0, huge, 0.0],
+        [0.0, 0.0, 0.0],
+        [0.25, 0.0, 4.0],
+        [0.0, 0.0, 0.0],
+    ];
+    // Edge A along x at y = -1 → y = 1, edge B along z at y = 0: they cross at t = 1/2.
+    let crossing = [
+        [-1.0, -1.0, 0.0],
+        [1.0, -1.0, 0.0],
+        [0.0, 0.0, -1.0],
+        [0.0, 0.0, 1.0],
+        [-1.0, 1.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [0.0, 0.0, -1.0],
+        [0.0, 0.0, 1.0],
+    ];
+    for (name, query) in [("finding", finding), ("crossing", crossing)] {
+        let answer = edge_edge(&query, 0.0);
+        assert!(answer.is_some(), "{name}: the edges meet");
+        for k in (-400..=400).step_by(5) {
+            let s = 2f64.powi(k);
+            let scaled = query.map(|p| p.map(|x| x * s));
+            if scaled
+                .iter()
+                .flatten()
+                .zip(query.iter().flatten())
+                .any(|(a, b)| a / s != *b)
+            {
+                continue; // not exact at this scale (underflow or overflow)
+            }
+            assert_eq!(edge_edge(&scaled, 0.0), answer, "{name} scaled by 2^{k}");
+        }
+    }
+}

@@ -22,6 +22,49 @@ pub(crate) fn max_abs<'a>(values: impl Iterator<Item = &'a f64>) -> f64 {
     values.fold(0.0, |m, &x| if x.abs() > m { x.abs() } else { m })
 }
 
+/// The eight points scaled by a power of two (exact) so that the largest magnitude lies in [1, 2), and the
+/// separation scaled alike; returns the scaled points, the largest magnitude and the separation.
+pub(crate) fn normalize(points: &[[f64; 3]; 8], separation: f64) -> ([[f64; 3]; 8], f64, f64) {
+    let big = max_abs(points.iter().flatten());
+    if big == 0.0 {
+        return (*points, 1.0, separation);
+    }
+    // 2^-e with e the exponent of `big`: multiplying by a power of two is exact barring underflow, whose error
+    // (below 2^-1074) the error bounds absorb.
+    // The exponent field of a normal double is floor(log2) exactly; log2 only for subnormals.
+    let exponent = if big >= f64::MIN_POSITIVE {
+        ((big.to_bits() >> 52) & 0x7ff) as i32 - 1023
+    } else {
+        big.log2().floor() as i32
+    };
+    let mut factor = pow2(-exponent);
+    let mut scaled_big = big * factor;
+    // log2 may be off by one near powers of two.
+    if scaled_big >= 2.0 {
+        factor *= 0.5;
+        scaled_big *= 0.5;
+    } else if scaled_big < 1.0 {
+        factor *= 2.0;
+        scaled_big *= 2.0;
+    }
+    // Plain indexed loops, which unroll: `array::map` may be left out of line (and copied through) and a
+    // flattening iterator may not be unrolled, either a few % of a whole easy query (docs/tuning.md).
+    let mut scaled = *points;
+    for p in &mut scaled {
+        for x in p {
+            *x *= factor;
+        }
+    }
+    (scaled, scaled_big, separation * factor)
+}
+
+/// 2^e for e in [-1100, 1100], exactly (computed in two steps to stay in range).
+fn pow2(e: i32) -> f64 {
+    let half = e / 2;
+    let one = |k: i32| f64::from_bits(((k + 1023) as u64) << 52);
+    one(half) * one(e - half)
+}
+
 /// det(a, b, c) and its permanent (the same sum with every product's absolute value).
 #[inline(always)]
 pub(crate) fn det_and_permanent(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> (f64, f64) {
@@ -37,8 +80,8 @@ pub(crate) fn det_and_permanent(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> (f64, 
 }
 
 /// The slabs of time in which the four points may be coplanar ([`CoplanarTimes`]); `Some(None)` when they
-/// provably never are (the common case, settled before any subdivision is set up), `None` when the cubic
-/// cannot be bounded (see [`bernstein`]) and every time must be searched.
+/// provably never are (the common case, settled before any subdivision is set up), `None` when every point is
+/// at the origin (see [`bernstein`]) and every time must be searched.
 pub(crate) fn coplanar_times(x: &[[f64; 3]; 8]) -> Option<Option<CoplanarTimes>> {
     let (c, r) = bernstein(x)?;
     let radius = max_abs(r.iter());
@@ -67,8 +110,8 @@ fn of_one_sign(c: &[f64; 4], r: f64) -> bool {
     c.iter().all(|&x| x > r) || c.iter().all(|&x| x < -r)
 }
 
-/// D(t)'s cubic Bernstein coefficients over [0, 1], each with a bound on its error, or `None` when the
-/// coordinates' scale leaves the range where relative bounds hold.
+/// D(t)'s cubic Bernstein coefficients over [0, 1], each with a bound on its error, or `None` when every
+/// point is at the origin.
 ///
 /// D(t) = Σ B_i(t) B_j(t) B_k(t) det(e1(i), e2(j), e3(k)) with e_m(i) = x_m(i) - x_0(i) and B_0 = 1 - t,
 /// B_1 = t, so D's cubic Bernstein coefficients are D_000, (D_100 + D_010 + D_001)/3, (D_110 + D_101 + D_011)/3,
@@ -80,11 +123,23 @@ fn of_one_sign(c: &[f64; 4], r: f64) -> bool {
 /// times their value (exact scaling does not change signs; the subdivision below divides by three).
 fn bernstein(x: &[[f64; 3]; 8]) -> Option<([f64; 4], [f64; 4])> {
     let scale = max_abs(x.iter().flatten());
-    let input = 160.0 * U * scale * scale * scale * (1.0 + 8.0 * U);
-    // Below this, products may underflow into subnormals, where relative bounds fail: leave it to the search.
-    if !(scale > 1e-60 && scale < 1e60) {
+    if scale == 0.0 {
         return None;
     }
+    // Beyond this range scale³ leaves the doubles' normal range, where the bounds below fail: the same points
+    // scaled by a power of two into [1, 2) have the same coplanar times (the scaling is exact barring underflow,
+    // which the input term absorbs), and inside the range scaling changes no decision, so every power-of-two
+    // scaling of a query is filtered alike.
+    if !(scale > 1e-60 && scale < 1e60) {
+        // Non-finite coordinates stay out of range: left to the search (its callers check them).
+        let (p, normalized, _) = normalize(x, 0.0);
+        return if normalized > 1e-60 && normalized < 1e60 {
+            bernstein(&p)
+        } else {
+            None
+        };
+    }
+    let input = 160.0 * U * scale * scale * scale * (1.0 + 8.0 * U);
     let e = |m: usize, i: usize| sub(x[4 * i + m], x[4 * i]);
     let d = |i: usize, j: usize, k: usize| {
         let (det, perm) = det_and_permanent(e(1, i), e(2, j), e(3, k));
@@ -413,6 +468,29 @@ mod tests {
     use super::*;
 
     use crate::ccd::tests::Rng;
+
+    /// The filter answers a query scaled by any power of two as it answers the query (the same slabs), also
+    /// beyond the range 1e-60..1e60 where it scales the points itself; an infinite point is left to the search.
+    #[test]
+    fn power_of_two_scalings_give_the_same_slabs() {
+        let slabs = |x: &[[f64; 3]; 8]| match coplanar_times(x) {
+            Some(Some(times)) => Some(times.map(|s| (s.t0, s.t1)).collect::<Vec<_>>()),
+            Some(None) => Some(Vec::new()),
+            None => None,
+        };
+        let mut rng = Rng(7);
+        for _ in 0..200 {
+            let x: [[f64; 3]; 8] = std::array::from_fn(|_| rng.point());
+            let expected = slabs(&x).expect("in range");
+            for k in [-900, -300, -199, -198, 0, 198, 199, 300, 900] {
+                let scaled = x.map(|p| p.map(|v| v * 2f64.powi(k)));
+                assert_eq!(slabs(&scaled).as_ref(), Some(&expected), "scaled by 2^{k}");
+            }
+        }
+        let mut x = [[1.0; 3]; 8];
+        x[3][1] = f64::INFINITY;
+        assert_eq!(slabs(&x), None);
+    }
 
     /// D(t) from the points interpolated at t, in plain floating point.
     fn d_at(x: &[[f64; 3]; 8], t: f64) -> f64 {

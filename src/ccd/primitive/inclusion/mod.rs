@@ -26,7 +26,7 @@ mod search;
 
 pub use domain::Root;
 
-use super::coplanarity::{CoplanarTimes, Slab, TIME_SLAB, coplanar_times, max_abs};
+use super::coplanarity::{CoplanarTimes, Slab, TIME_SLAB, coplanar_times, normalize};
 use super::in_plane::{Frame, InPlane, in_plane, touching_in_axis_plane};
 use super::planar;
 use super::static_predicates::{
@@ -246,47 +246,4 @@ fn touching(pair: Pair, p: &[[f64; 3]; 8], k: usize) -> bool {
         Pair::VertexFace => vertex_on_triangle(p[k], p[k + 1], p[k + 2], p[k + 3]),
         Pair::EdgeEdge => segments_touch(p[k], p[k + 1], p[k + 2], p[k + 3]),
     }
-}
-
-/// The eight points scaled by a power of two (exact) so that the largest magnitude lies in [1, 2), and the
-/// separation scaled alike; returns the scaled points, the largest magnitude and the separation.
-fn normalize(points: &[[f64; 3]; 8], separation: f64) -> ([[f64; 3]; 8], f64, f64) {
-    let big = max_abs(points.iter().flatten());
-    if big == 0.0 {
-        return (*points, 1.0, separation);
-    }
-    // 2^-e with e the exponent of `big`: multiplying by a power of two is exact barring underflow, whose error
-    // (below 2^-1074) the error bounds absorb.
-    // The exponent field of a normal double is floor(log2) exactly; log2 only for subnormals.
-    let exponent = if big >= f64::MIN_POSITIVE {
-        ((big.to_bits() >> 52) & 0x7ff) as i32 - 1023
-    } else {
-        big.log2().floor() as i32
-    };
-    let mut factor = pow2(-exponent);
-    let mut scaled_big = big * factor;
-    // log2 may be off by one near powers of two.
-    if scaled_big >= 2.0 {
-        factor *= 0.5;
-        scaled_big *= 0.5;
-    } else if scaled_big < 1.0 {
-        factor *= 2.0;
-        scaled_big *= 2.0;
-    }
-    // Plain indexed loops, which unroll: `array::map` may be left out of line (and copied through) and a
-    // flattening iterator may not be unrolled, either a few % of a whole easy query (docs/tuning.md).
-    let mut scaled = *points;
-    for p in &mut scaled {
-        for x in p {
-            *x *= factor;
-        }
-    }
-    (scaled, scaled_big, separation * factor)
-}
-
-/// 2^e for e in [-1100, 1100], exactly (computed in two steps to stay in range).
-fn pow2(e: i32) -> f64 {
-    let half = e / 2;
-    let one = |k: i32| f64::from_bits(((k + 1023) as u64) << 52);
-    one(half) * one(e - half)
 }
