@@ -29,24 +29,17 @@ pub(crate) fn normalize(points: &[[f64; 3]; 8], separation: f64) -> ([[f64; 3]; 
     if big == 0.0 {
         return (*points, 1.0, separation);
     }
-    // 2^-e with e the exponent of `big`: multiplying by a power of two is exact barring underflow, whose error
-    // (below 2^-1074) the error bounds absorb.
-    // The exponent field of a normal double is floor(log2) exactly; log2 only for subnormals.
-    let exponent = if big >= f64::MIN_POSITIVE {
-        ((big.to_bits() >> 52) & 0x7ff) as i32 - 1023
-    } else {
-        big.log2().floor() as i32
-    };
-    let mut factor = pow2(-exponent);
-    let mut scaled_big = big * factor;
-    // log2 may be off by one near powers of two.
-    if scaled_big >= 2.0 {
-        factor *= 0.5;
-        scaled_big *= 0.5;
-    } else if scaled_big < 1.0 {
-        factor *= 2.0;
-        scaled_big *= 2.0;
+    if big < f64::MIN_POSITIVE {
+        // For a subnormal `big`, 2^-e is beyond the largest double: scale up by 2^600 first (exact).
+        let up = pow2(600);
+        return normalize(&points.map(|p| p.map(|x| x * up)), separation * up);
     }
+    // 2^-e with e the exponent of `big` (the exponent field of a normal double is floor(log2) exactly):
+    // multiplying by a power of two is exact barring underflow, whose error (below 2^-1074) the error bounds
+    // absorb.
+    let exponent = ((big.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let factor = pow2(-exponent);
+    let scaled_big = big * factor;
     // Plain indexed loops, which unroll: `array::map` may be left out of line (and copied through) and a
     // flattening iterator may not be unrolled, either a few % of a whole easy query (docs/tuning.md).
     let mut scaled = *points;
@@ -58,7 +51,7 @@ pub(crate) fn normalize(points: &[[f64; 3]; 8], separation: f64) -> ([[f64; 3]; 
     (scaled, scaled_big, separation * factor)
 }
 
-/// 2^e for e in [-1100, 1100], exactly (computed in two steps to stay in range).
+/// 2^e for e in [-1074, 1023], exactly (in two steps, so that a subnormal result needs no subnormal factor).
 fn pow2(e: i32) -> f64 {
     let half = e / 2;
     let one = |k: i32| f64::from_bits(((k + 1023) as u64) << 52);
@@ -470,7 +463,8 @@ mod tests {
     use crate::ccd::tests::Rng;
 
     /// The filter answers a query scaled by any power of two as it answers the query (the same slabs), also
-    /// beyond the range 1e-60..1e60 where it scales the points itself; an infinite point is left to the search.
+    /// beyond the range 1e-60..1e60 where it scales the points itself, subnormal coordinates included; an
+    /// infinite point is left to the search.
     #[test]
     fn power_of_two_scalings_give_the_same_slabs() {
         let slabs = |x: &[[f64; 3]; 8]| match coplanar_times(x) {
@@ -482,8 +476,8 @@ mod tests {
         for _ in 0..200 {
             let x: [[f64; 3]; 8] = std::array::from_fn(|_| rng.point());
             let expected = slabs(&x).expect("in range");
-            for k in [-900, -300, -199, -198, 0, 198, 199, 300, 900] {
-                let scaled = x.map(|p| p.map(|v| v * 2f64.powi(k)));
+            for k in [-1040, -1000, -300, -199, -198, 0, 198, 199, 300, 900] {
+                let scaled = x.map(|p| p.map(|v| v * pow2(k)));
                 assert_eq!(slabs(&scaled).as_ref(), Some(&expected), "scaled by 2^{k}");
             }
         }
