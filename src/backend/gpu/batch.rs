@@ -152,12 +152,18 @@ type MapResult = std::result::Result<(), wgpu::BufferAsyncError>;
 struct Dispatch {
     first_query: u32,
     query_count: u32,
-    /// Outcode words, then survivor masks, per query.
-    words_per_query: u32,
-    mask_offset: u32,
+    /// Outcode words per query (four vertices a word); its survivor masks follow them.
+    outcode_words: u32,
     triangle_count: u32,
     /// Blocks of [`super::layout::BLOCK`] triangles per query.
     blocks: u32,
+}
+
+impl Dispatch {
+    /// Words per query of the outcode buffer: the outcodes, then one survivor mask per run of a block.
+    fn words_per_query(&self) -> u32 {
+        self.outcode_words + self.blocks * super::layout::MASKS_PER_BLOCK
+    }
 }
 
 /// What distinguishes one dispatch's bind group from another's within one scratch: the mesh buffers, the bytes

@@ -124,9 +124,9 @@ fn bernstein(x: &[[f64; 3]; 8]) -> Option<([f64; 4], [f64; 4])> {
     // which the input term absorbs), and inside the range scaling changes no decision, so every power-of-two
     // scaling of a query is filtered alike.
     if !(scale > 1e-60 && scale < 1e60) {
-        // Non-finite coordinates stay out of range: left to the search (its callers check them).
+        // Finite points come out in [1, 2); an infinite one stays infinite and is left to the search.
         let (p, normalized, _) = normalize(x, 0.0);
-        return if normalized > 1e-60 && normalized < 1e60 {
+        return if normalized.is_finite() {
             bernstein(&p)
         } else {
             None

@@ -10,8 +10,7 @@ use crate::backend::PreparedQuery;
 use crate::backend::gpu::GpuBackend;
 use crate::backend::gpu::device::Gpu;
 use crate::backend::gpu::layout::{
-    BLOCK, CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuParams, GpuQuery, HIT_SIZE, MASKS_PER_BLOCK,
-    PARAMS_SIZE, TILE,
+    BLOCK, CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuParams, GpuQuery, HIT_SIZE, PARAMS_SIZE, TILE,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::mesh::Mesh;
@@ -151,12 +150,17 @@ impl GpuScratch {
                 .take_while(|&&i| queries[i as usize].mesh == *id)
                 .count();
             let device_mesh = backend.resident(&mut table, *id, mesh)?;
-            let blocks = device_mesh.triangle_count.div_ceil(BLOCK);
-            let outcode_words = device_mesh.vertex_count.div_ceil(4).max(1);
-            let words = outcode_words + blocks * MASKS_PER_BLOCK;
+            // The mesh's dispatches, each on its own run of queries.
+            let on_mesh = Dispatch {
+                first_query: 0,
+                query_count: 0,
+                outcode_words: device_mesh.vertex_count.div_ceil(4).max(1),
+                triangle_count: device_mesh.triangle_count,
+                blocks: device_mesh.triangle_count.div_ceil(BLOCK),
+            };
             // Each dispatch's outcodes and survivor masks must fit one binding.
-            let per_dispatch =
-                (gpu.max_binding / (u64::from(words) * 4)).clamp(1, u64::from(max_y)) as usize;
+            let words = u64::from(on_mesh.words_per_query());
+            let per_dispatch = (gpu.max_binding / (words * 4)).clamp(1, u64::from(max_y)) as usize;
             if device_mesh.triangle_count > 0 {
                 let mut first = start;
                 while first < start + count {
@@ -164,10 +168,7 @@ impl GpuScratch {
                     self.dispatches.push(Dispatch {
                         first_query: first as u32,
                         query_count: n as u32,
-                        words_per_query: words,
-                        mask_offset: outcode_words,
-                        triangle_count: device_mesh.triangle_count,
-                        blocks,
+                        ..on_mesh
                     });
                     mesh_buffers.push((
                         device_mesh.positions.clone(),
@@ -197,7 +198,7 @@ impl GpuScratch {
                 vertex_count: *vertex_count,
                 triangle_count: d.triangle_count,
                 first_query: d.first_query,
-                words_per_query: d.words_per_query,
+                words_per_query: d.words_per_query(),
                 hit_capacity: self.hit_capacity,
                 feedback_capacity: self.feedback_capacity,
                 dispatch_index: k as u32,
@@ -205,7 +206,7 @@ impl GpuScratch {
                 blocks: d.blocks,
                 dispatch_count: self.dispatches.len() as u32,
                 query_count: d.query_count,
-                mask_offset: d.mask_offset,
+                mask_offset: d.outcode_words,
             };
             let at = k * stride as usize;
             self.host_uploads[at..at + size_of::<GpuParams>()]
@@ -213,7 +214,7 @@ impl GpuScratch {
         }
         self.dispatches
             .iter()
-            .map(|d| u64::from(d.words_per_query) * u64::from(d.query_count))
+            .map(|d| u64::from(d.words_per_query()) * u64::from(d.query_count))
             .max()
             .unwrap_or(1)
     }
@@ -295,8 +296,8 @@ impl GpuScratch {
         }
         self.fresh_bind_groups.clear();
         for (d, (positions, indices, _)) in self.dispatches.iter().zip(mesh_buffers) {
-            let outcode_bytes =
-                (u64::from(d.words_per_query) * u64::from(d.query_count) * 4).next_multiple_of(16);
+            let outcode_bytes = (u64::from(d.words_per_query()) * u64::from(d.query_count) * 4)
+                .next_multiple_of(16);
             let key: BindKey = (
                 positions.clone(),
                 indices.clone(),
@@ -388,7 +389,7 @@ impl GpuScratch {
         stamp(&mut self.profiler, &mut pass, "start");
         for (k, (d, (_, group))) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
             pass.set_bind_group(0, group, &[(k as u64 * gpu.params_stride) as u32]);
-            let per_word = d.mask_offset.div_ceil(WORKGROUP).min(most);
+            let per_word = d.outcode_words.div_ceil(WORKGROUP).min(most);
             let (blocks, queries) = (d.blocks.min(most), d.query_count);
             let passes = [
                 (&p.outcodes, (per_word, queries), "vertex_outcodes"),
