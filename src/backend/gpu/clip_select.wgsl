@@ -161,7 +161,7 @@ fn vertex_outcodes(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     if (params.dispatch_index == 0u && id.y == 0u) {
-        for (var k = id.x; k < 2u + 2u * params.dispatch_count; k += groups.x * 64u) {
+        for (var k = id.x; k < cleared_counters(); k += groups.x * 64u) {
             atomicStore(&counters[k], 0u);
         }
     }
@@ -721,16 +721,21 @@ fn staged_polygons() -> u32 {
     return 20u * params.candidate_capacity;
 }
 
-// Tile k's two words in `counters`: the evaluation adds each hit's 1 << 16 | polygon length to the first (a
-// tile has at most 1,024 hits of at most 11 vertices, so neither half overflows); scan_tiles turns the pair into
-// the tile's first record and first feedback vertex in the output.
-fn tile_slot(k: u32) -> u32 {
-    return 2u + 2u * params.dispatch_count + 2u * k;
+// The counters each batch starts from 0: the two totals, then each dispatch's candidate and staging counts.
+fn cleared_counters() -> u32 {
+    return 2u + 2u * params.dispatch_count;
 }
 
-// Tiles of the candidate capacity: the counters' tile words.
-fn tile_capacity() -> u32 {
-    return (params.candidate_capacity + TILE - 1u) / TILE;
+// Tile k's two words in `counters`, behind the cleared ones: the evaluation adds each hit's 1 << 16 | polygon
+// length to the first (a tile has at most 1,024 hits of at most 11 vertices, so neither half overflows);
+// scan_tiles turns the pair into the tile's first record and first feedback vertex in the output.
+fn tile_slot(k: u32) -> u32 {
+    return cleared_counters() + 2u * k;
+}
+
+// Tiles of `candidates` consecutive candidates.
+fn tiles_of(candidates: u32) -> u32 {
+    return (candidates + TILE - 1u) / TILE;
 }
 
 fn stage(i: u32, h: Hit) {
@@ -790,9 +795,10 @@ fn workgroup_scan(lid: u32, value: u32, n: u32) -> vec2<u32> {
     return vec2<u32>(inclusive - value, total);
 }
 
-// Where the current dispatch's per-(query, block) counts live in `counters`.
+// Where the current dispatch's per-(query, block) counts live in `counters`: behind the tile words of the
+// candidate capacity.
 fn block_slot(query_in_dispatch: u32, block: u32) -> u32 {
-    return 2u + 2u * params.dispatch_count + 2u * tile_capacity() + query_in_dispatch * params.blocks + block;
+    return tile_slot(tiles_of(params.candidate_capacity)) + query_in_dispatch * params.blocks + block;
 }
 
 // The trivial reject (all three vertices beyond one plane): the survivor's OR of outcodes plus 1, or 0.
@@ -882,7 +888,7 @@ fn scan_blocks(@builtin(local_invocation_index) lid: u32) {
         }
         carry += scan.y;
     }
-    let tiles = (min(carry, params.candidate_capacity) + TILE - 1u) / TILE;
+    let tiles = tiles_of(min(carry, params.candidate_capacity));
     for (var t = lid; t < tiles; t += 256u) {
         atomicStore(&counters[tile_slot(t)], 0u);
     }
@@ -962,7 +968,7 @@ fn uniform_candidate_count(lid: u32) -> u32 {
 fn scan_tiles(@builtin(local_invocation_index) lid: u32) {
     // Read before the first barrier, which orders them before the totals move at the end.
     var carry = vec2<u32>(atomicLoad(&counters[0]), atomicLoad(&counters[1]));
-    let tiles = (uniform_candidate_count(lid) + TILE - 1u) / TILE;
+    let tiles = tiles_of(uniform_candidate_count(lid));
     for (var round = 0u; round < tiles; round += 256u) {
         let t = round + lid;
         var sums = 0u;
@@ -1011,7 +1017,7 @@ fn scatter_hits(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     let count = uniform_candidate_count(lid);
-    let tiles = (count + TILE - 1u) / TILE;
+    let tiles = tiles_of(count);
     for (var tile = group.x; tile < tiles; tile += groups.x) {
         let first = tile * TILE + 4u * lid;
         let w = outcome_quad(first, count);
