@@ -392,7 +392,9 @@ typedef struct TrocarContact {
   float normal[3];
   /**
    * Distance from the axis to the mesh: positive outside, negative inside (a closed, consistently oriented
-   * mesh, wound outward or inward alike), 0 where the axis crosses the surface.
+   * mesh, wound outward or inward alike), 0 where the axis crosses the surface with both ends outside.
+   * Inside, minus the depth of the segment's deepest end point: its distance to the nearest surface of the
+   * whole mesh, whichever the tool came in through (an end point outside is never reported inside).
    */
   float signed_distance;
   /**
@@ -1036,8 +1038,10 @@ void trocar_tracker_destroy(struct TrocarTracker *tracker);
 /**
  * Moves a tracker's tool and gives one contact per segment (haptic thread, every ms).
  *
- * Writes `segment_count` contacts (0 when the mesh has no triangle). Never waits for the mesh's lock, a mesh
- * update or a GPU query.
+ * Writes `segment_count` contacts (0 when the mesh has no triangle). An end point's side (inside or outside the
+ * organ) and depth are exact at every update, whatever the tool did before: those of its closest triangle in
+ * the whole mesh (`TrocarContact.signed_distance`). Never waits for the mesh's lock, a mesh update or a GPU
+ * query.
  *
  * # Safety
  * - `tracker`: a live tracker, updated by one thread at a time.

@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::geometry::{MAX_COORDINATE, in_range};
-use crate::haptic::view::{Columns, HapticLink, HapticView};
+use crate::haptic::view::{Columns, HapticLink, HapticView, Interleaved};
 use crate::mesh_motion::{Motion, MotionSlice};
 use glam::Vec3;
 use multiversion::multiversion;
@@ -184,6 +184,14 @@ impl Mesh {
         if let Some(view) = self.haptic.in_use() {
             view.mirror()
                 .write_moved(range.start, positions, largest_move.sqrt(), parallel);
+            // A whole write refits from the caller's interleaved positions: one cache line a vertex.
+            let travel = view.mirror().travel();
+            if range.len() == self.xs.len() {
+                view.refit(&Interleaved(positions), range.clone(), travel, parallel);
+            } else {
+                let columns = Columns([&self.xs, &self.ys, &self.zs]);
+                view.refit(&columns, range.clone(), travel, parallel);
+            }
         }
         self.version += 1;
         Ok(())

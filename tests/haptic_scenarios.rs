@@ -659,12 +659,12 @@ fn a_trapped_point_is_corrected_by_the_reseed() {
     let mut results = ctx.create_results();
     let radius = 0.3;
     let mut contact = [Contact::default()];
-    // The tool touches the left sphere, then swings over to press the right one while staying close to the
-    // left one's top: the walk is stuck on the left sphere.
-    let entry = Vec3::new(0.0, 10.0, 0.0);
+    // The tool lies over the left sphere, then is carried over to pass just above the right one, its ends far
+    // from both: the walk is stuck on the left sphere (an end point's search finds the right sphere, but
+    // farther than the walk's answer).
     let mut tool = Tool {
-        entry,
-        tip: Vec3::new(-3.0, 2.1, 0.0),
+        entry: Vec3::new(-3.0, 2.1, 8.0),
+        tip: Vec3::new(-3.0, 2.1, -8.0),
         radius,
         up: Vec3::ZERO,
     };
@@ -673,12 +673,16 @@ fn a_trapped_point_is_corrected_by_the_reseed() {
         t[contact[0].triangle as usize][0] < offset,
         "starts on the left sphere"
     );
-    tool.tip = Vec3::new(3.0, 1.8, 0.0);
+    tool.entry = Vec3::new(3.0, 2.15, 8.0);
+    tool.tip = Vec3::new(3.0, 2.15, -8.0);
     tracker.update(&tool, &mut contact).unwrap();
-    let want = reference(&p, &t, entry, tool.tip, true);
-    assert!(want.signed < 0.0, "the tip is inside the right sphere");
+    let want = reference(&p, &t, tool.entry, tool.tip, true);
     assert!(
-        contact[0].penetration < radius,
+        want.signed > 0.0 && want.signed < radius as f64,
+        "the tool touches the right sphere"
+    );
+    assert!(
+        contact[0].penetration < 0.0,
         "without a reseed the point stays trapped on the left sphere: {:?}",
         contact[0]
     );

@@ -96,8 +96,10 @@ pub unsafe extern "C" fn trocar_tracker_destroy(tracker: *mut TrocarTracker) {
 
 /// Moves a tracker's tool and gives one contact per segment (haptic thread, every ms).
 ///
-/// Writes `segment_count` contacts (0 when the mesh has no triangle). Never waits for the mesh's lock, a mesh
-/// update or a GPU query.
+/// Writes `segment_count` contacts (0 when the mesh has no triangle). An end point's side (inside or outside the
+/// organ) and depth are exact at every update, whatever the tool did before: those of its closest triangle in
+/// the whole mesh (`TrocarContact.signed_distance`). Never waits for the mesh's lock, a mesh update or a GPU
+/// query.
 ///
 /// # Safety
 /// - `tracker`: a live tracker, updated by one thread at a time.

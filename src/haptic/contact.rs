@@ -1,19 +1,21 @@
 //! What the tracker reports: one contact per segment of the tool line, and one per triangle of a closest strip.
 //!
 //! Signed distance, from the tool's axis to the mesh (the round tool's surface is `radius` further out):
-//! - The segment apart from the surface: `+d`, the distance between the dynamic point and its closest point on
-//!   the mesh, positive because the closest feature's pseudo-normal faces the tool ([`super::pseudo_normal`]).
-//! - The segment crossing the surface, or wholly inside a closed mesh: minus the depth of its deepest end
-//!   point, measured to that end point's own closest triangle (the end point probe), which then becomes the
-//!   dynamic point: "the dynamic point represents the deepest penetration point" (Maciel & De). A segment that
-//!   enters and leaves the mesh between its end points reports 0, a lower bound (more segments resolve it).
+//! - The segment apart from the surface with both end points outside: `+d`, the distance between the dynamic
+//!   point and its closest point on the mesh.
+//! - An end point inside (a closed mesh): minus the depth of the segment's deepest end point, which then
+//!   becomes the dynamic point: "the dynamic point represents the deepest penetration point" (Maciel & De).
+//! - The segment crossing the surface with both ends outside (entering and leaving between them): 0, a lower
+//!   bound (more segments resolve it).
 //!
-//! Inside, an end point's closest triangle is the one its probe has followed since it crossed the surface:
-//! the true closest triangle while it is nearer to that surface than to any other, and the surface it entered
-//! through once a tip pushed into a thin part comes closer to the far side. A pure closest-triangle depth would
-//! then jump to the far side and flip the force, pulling the tool through; this one keeps pushing it back out
-//! the way it came, as a haptic proxy should. So inside, the depth is at least the distance to the mesh (equal
-//! to it until the middle of the part is passed).
+//! The rule for an end point inside, the same at every update whatever the tool did before: its side and its
+//! depth are those of the mesh's closest triangle to it, found in the whole mesh ([`super::bounds`]) whenever
+//! the point might have crossed the surface since the last search, its side by that triangle's pseudo-normal
+//! ([`super::pseudo_normal`]). So an end point outside is never reported inside, a tip that has left the organ
+//! is outside at the first update it is, and the depth is the distance to the nearest surface, whichever one
+//! the tool came in through: a tip pushed past the middle of a thin part is pushed on out of the far side, as
+//! any penalty on the closest surface does (a god-object that keeps the entry side is the simulation's to
+//! build on top, from these contacts).
 //!
 //! `penetration = radius - signed_distance` is positive exactly when the round tool touches the mesh. `normal`
 //! is the unit direction that pushes the mesh off the tool (into the organ), the convention of `TrocarHit`: the
@@ -49,7 +51,9 @@ pub struct Contact {
     /// Unit direction pushing the mesh off the tool (into the organ); the force on the tool is along `-normal`.
     pub normal: [f32; 3],
     /// Distance from the axis to the mesh: positive outside, negative inside (a closed, consistently oriented
-    /// mesh, wound outward or inward alike), 0 where the axis crosses the surface.
+    /// mesh, wound outward or inward alike), 0 where the axis crosses the surface with both ends outside.
+    /// Inside, minus the depth of the segment's deepest end point: its distance to the nearest surface of the
+    /// whole mesh, whichever the tool came in through (an end point outside is never reported inside).
     pub signed_distance: f32,
     /// `radius - signed_distance`: positive when the round tool is in contact.
     pub penetration: f32,
@@ -84,58 +88,54 @@ impl Contact {
     }
 }
 
-/// An end point probe's answer: its closest triangle, and its signed distance to the mesh once asked for
-/// (the sign costs a pseudo-normal, and is only needed where a segment crosses the surface or lies inside it).
+/// An end point probe's answer: its side of the surface, and its closest triangle, the mesh's own when
+/// `exact` ([`super::bounds`]).
 #[derive(Clone, Copy, Debug)]
 pub struct EndPoint {
     /// The end point.
     pub point: Vec3,
-    /// Its closest triangle and point on the mesh.
+    /// Its closest triangle and point on the mesh: the closest of the whole mesh when `exact`, else the one
+    /// its walk reached (or nothing looked for, when no strip needs it).
     pub found: Found,
-    /// Its signed distance to the mesh (negative inside), if computed.
-    signed: Option<f32>,
+    inside: bool,
+    exact: bool,
 }
 
 impl EndPoint {
-    /// A probe at `point` whose closest triangle is `found`, its sign not yet decided.
-    pub fn new(point: Vec3, found: Found) -> Self {
-        Self {
-            point,
-            found,
-            signed: None,
-        }
-    }
-
-    /// A probe at `point` known to be outside (its distance is its signed distance).
+    /// A probe at `point` known to be outside, `found` the triangle its walk reached.
     pub fn outside(point: Vec3, found: Found) -> Self {
         Self {
             point,
             found,
-            signed: Some(found.closest.distance),
+            inside: false,
+            exact: false,
         }
     }
 
-    /// Decides the sign if not done yet, and returns the signed distance.
-    pub fn signed_distance<P: Positions>(&mut self, pos: &P, topology: &Topology) -> f32 {
-        *self.signed.get_or_insert_with(|| {
-            let d = self.found.closest.distance;
-            let outside = d <= 0.0
-                || is_outside(
-                    pos,
-                    topology,
-                    self.found.triangle,
-                    &self.found.prepared,
-                    self.found.closest.on_mesh,
-                    self.point,
-                );
-            if outside { d } else { -d }
-        })
+    /// A probe at `point` whose closest triangle of the whole mesh is `found`, inside or not.
+    pub fn exact(point: Vec3, found: Found, inside: bool) -> Self {
+        Self {
+            point,
+            found,
+            inside,
+            exact: true,
+        }
     }
 
-    /// Whether the point is inside the mesh: as decided, or outside when it was never asked, which happens
-    /// only when every segment ending there is apart from the surface and outside (then so are its ends).
+    /// Whether `found` is the mesh's closest triangle.
+    pub fn is_exact(&self) -> bool {
+        self.exact
+    }
+
+    /// Its signed distance to the mesh: negative inside (meaningful when exact, or outside).
+    pub fn signed_distance(&self) -> f32 {
+        let d = self.found.closest.distance;
+        if self.inside { -d } else { d }
+    }
+
+    /// Whether the point is inside the mesh.
     pub fn is_inside(&self) -> bool {
-        self.signed.is_some_and(|s| s < 0.0)
+        self.inside
     }
 }
 
@@ -145,23 +145,14 @@ fn inward(topology: &Topology, found: &Found) -> Vec3 {
     -found.prepared.normal().normalize_or_zero() * topology.outward_sign(found.triangle)
 }
 
-/// Whether segment `found` is apart from the surface and outside it (its closest feature's pseudo-normal faces
-/// it).
-pub fn apart_outside<P: Positions>(pos: &P, topology: &Topology, found: &Found) -> bool {
-    let c = &found.closest;
-    c.distance > 0.0
-        && is_outside(
-            pos,
-            topology,
-            found.triangle,
-            &found.prepared,
-            c.on_mesh,
-            c.on_tool,
-        )
+/// Whether segment `found` is apart from the surface and outside it: apart from it, with both end points
+/// outside (a segment that does not meet the surface lies wholly on one side of it).
+pub fn apart_outside(found: &Found, ends: [&EndPoint; 2]) -> bool {
+    found.closest.distance > 0.0 && ends.iter().all(|e| !e.is_inside())
 }
 
 /// The contact of segment `segment` (`found` is its dynamic point's triangle, `outside` what [`apart_outside`]
-/// said of it; `ends` its two end points, their signs decided unless `outside`).
+/// said of it; `ends` its two end points).
 pub fn segment_contact(
     topology: &Topology,
     segment: u32,
@@ -186,28 +177,26 @@ pub fn segment_contact(
     // Crossing the surface, or inside: the deeper end point inside the mesh.
     let deepest = ends
         .into_iter()
-        .filter_map(|e| e.signed.filter(|&s| s < 0.0).map(|s| (e, s)))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
-    if let Some((e, signed)) = deepest {
+        .filter(|e| e.is_inside())
+        .min_by(|a, b| a.signed_distance().total_cmp(&b.signed_distance()));
+    if let Some(e) = deepest {
         return Contact::new(
             segment,
             e.found.triangle,
             e.point,
             e.found.closest.on_mesh,
-            signed,
+            e.signed_distance(),
             radius,
             inward(topology, &e.found),
         );
     }
-    // Inside by the closest feature's pseudo-normal though neither end point's probe says so (a probe stuck on
-    // a farther fold): the segment's own distance, inside; or crossing with both ends outside: 0.
-    let signed = if d > 0.0 { -d } else { 0.0 };
+    // Crossing the surface with both ends outside (entering and leaving between them): 0.
     Contact::new(
         segment,
         found.triangle,
         c.on_tool,
         c.on_mesh,
-        signed,
+        0.0,
         radius,
         inward(topology, found),
     )

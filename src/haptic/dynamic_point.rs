@@ -139,6 +139,14 @@ impl SeparatingPlane {
     pub fn holds_behind(&self, p: Vec3) -> bool {
         self.normal.dot(p) <= self.behind
     }
+
+    /// Whether the whole box `[min, max]` lies behind the plane (up to rounding): its farthest corner along
+    /// the normal does.
+    #[inline]
+    pub fn holds_box_behind(&self, min: Vec3, max: Vec3) -> bool {
+        let (center, half) = ((min + max) * 0.5, (max - min) * 0.5);
+        self.normal.dot(center) + self.normal.abs().dot(half) <= self.behind
+    }
 }
 
 /// Work done, for the statistics.

@@ -203,6 +203,13 @@ impl PositionMirror {
         self.stale.1.store(range.end, Ordering::Relaxed);
     }
 
+    /// The travel of the positions last published ([`Snapshot::travel`]); for the writer, the only one to
+    /// change it.
+    pub(crate) fn travel(&self) -> f64 {
+        let copy = &self.copies[self.active.load(Ordering::Relaxed)];
+        f64::from_bits(copy.travel.load(Ordering::Relaxed))
+    }
+
     /// Spins, then yields, while a starving reader is registered: it may be reading the copy about to be
     /// overwritten. Bounded by one reader computation, and by [`STARVING_WAIT`] for a reader that stopped.
     fn wait_for_starving_readers(&self) {

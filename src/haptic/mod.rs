@@ -13,6 +13,7 @@
 //! update reads one consistent set of positions without ever taking the mesh's lock or waiting for a writer.
 
 pub mod adjacency;
+pub mod bounds;
 pub mod contact;
 pub mod dynamic_point;
 pub mod mirror;

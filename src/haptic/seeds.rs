@@ -2,8 +2,7 @@
 //! remedies (segments, strip) do not reach.
 //!
 //! A full clip-select capsule query finds every triangle within the tool's radius, at simulation rate. For each
-//! segment of the tool line its [`CANDIDATES`] hits nearest to that segment, and for each end point the ones
-//! nearest to it, become candidates; the next update tests each candidate exactly against the tracker's own
+//! segment of the tool line its [`CANDIDATES`] hits nearest to that segment become candidates; the next update tests each candidate exactly against the tracker's own
 //! answer and walks on from the closest. (Several, because a hit's stored point is its closest to the whole
 //! tool axis, not to one segment: the segment's true closest triangle may rank second.) A candidate can only improve an answer, never worsen it, so a stale or
 //! foreign-looking hit (the mesh moved on, or its triangles were replaced since the query) costs one exact
@@ -14,17 +13,16 @@ use crate::geometry::closest::segment_segment;
 use crate::query::Hit;
 use glam::Vec3;
 
-/// Candidates kept per segment and per end point.
+/// Candidates kept per segment.
 pub const CANDIDATES: usize = 4;
 
-/// Candidate triangles for each segment's dynamic point and each end point probe, nearest first ([`NONE`]
-/// pads a short list).
+/// Candidate triangles for each segment's dynamic point, nearest first ([`NONE`] pads a short list). End
+/// points need none: each is searched for in the whole mesh whenever its answer matters
+/// ([`super::bounds`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Seeds {
     /// [`CANDIDATES`] per segment.
     pub segments: Vec<[u32; CANDIDATES]>,
-    /// [`CANDIDATES`] per end point (`segments + 1` of them).
-    pub end_points: Vec<[u32; CANDIDATES]>,
 }
 
 impl Seeds {
@@ -32,7 +30,6 @@ impl Seeds {
     pub fn new(segment_count: usize) -> Self {
         Self {
             segments: vec![[NONE; CANDIDATES]; segment_count],
-            end_points: vec![[NONE; CANDIDATES]; segment_count + 1],
         }
     }
 
@@ -48,23 +45,17 @@ impl Seeds {
                 (on_segment - p).length_squared()
             });
         }
-        for (j, seed) in self.end_points.iter_mut().enumerate() {
-            let q = at(j);
-            *seed = nearest(hits, |p| (q - p).length_squared());
-        }
     }
 
     /// Moves the candidates into `into`, leaving none here.
     pub fn take_into(&mut self, into: &mut Seeds) {
         into.segments.copy_from_slice(&self.segments);
-        into.end_points.copy_from_slice(&self.end_points);
         self.clear();
     }
 
     /// Forgets every candidate.
     pub fn clear(&mut self) {
         self.segments.fill([NONE; CANDIDATES]);
-        self.end_points.fill([NONE; CANDIDATES]);
     }
 }
 
@@ -110,7 +101,6 @@ mod tests {
         let first = |v: &[[u32; CANDIDATES]]| v.iter().map(|c| c[0]).collect::<Vec<_>>();
         assert_eq!(first(&s.segments), [5, 9]);
         assert_eq!(s.segments[0], [5, 9, NONE, NONE]);
-        assert_eq!(first(&s.end_points), [5, 5, 9]);
         let mut into = Seeds::new(2);
         s.take_into(&mut into);
         assert_eq!(first(&into.segments), [5, 9]);

@@ -5,10 +5,12 @@
 //! 1. If the mesh's triangles were replaced, take the new topology and move every tracked triangle onto a
 //!    triangle of one of its surviving vertices (a scan of the vertices when none survives).
 //! 2. On one consistent copy of the positions ([`super::mirror`]): walk each segment's dynamic point from
-//!    where it was (or from a reseed candidate if that is closer), then the end point probes a segment needs:
-//!    those of segments in contact (their strips' route targets) or crossing the surface (their depth). A probe
-//!    at the same point on the same positions as the last one that settled takes its answer (the entry point
-//!    never moves, so between simulation steps one of a one-segment tool's two probes costs nothing).
+//!    where it was (or from a reseed candidate if that is closer); then every end point's side of the surface,
+//!    certain while it and the mesh have moved less than its distance at its last search, else searched for
+//!    in the whole mesh ([`super::bounds`]), which also gives an end point inside its exact depth; an end
+//!    point a strip needs is walked to its closest triangle. A probe at the same point on the same positions
+//!    as the last one takes its answer (the entry point never moves). A dynamic point moves to an end point's
+//!    triangle when that is closer than its own.
 //! 3. Per segment: its contact ([`super::contact`]); if in contact, its closest strip, and the dynamic point
 //!    moved to a strip triangle closer than its own (the paper's remedy for a point trapped in a local
 //!    concavity), walked on, and the strip rebuilt from there. The last strip is kept
@@ -123,6 +125,9 @@ pub struct TrackerStats {
     pub topology_changes: u64,
     /// Reseed candidates that were closer than the tracker's own answer.
     pub seeds_taken: u64,
+    /// End points searched for in the whole mesh ([`super::bounds`]): those whose side was not certain, or
+    /// inside.
+    pub searches: u64,
 }
 
 /// Tracks the contacts of one tool line with one mesh at haptic rate.

@@ -12,6 +12,7 @@
 
 use super::Positions;
 use super::adjacency::Adjacency;
+use super::bounds::Bounds;
 use super::mirror::PositionMirror;
 use super::orientation::inward_triangles;
 use crate::error::{Error, Result};
@@ -31,23 +32,30 @@ pub struct Topology {
     pub adjacency: Adjacency,
     /// Whether each triangle belongs to a closed component wound inward ([`super::orientation`]).
     inward: Vec<bool>,
+    /// The hierarchy that certifies an end point's closest triangle, its boxes refit by the mesh's writer.
+    pub bounds: Bounds,
 }
 
 impl Topology {
-    /// Copies `triangles` (indices already validated against `pos`) and builds their adjacency and each
-    /// closed component's winding, on the positions `pos`.
-    pub fn new<P: Positions>(triangles: &[[u32; 3]], pos: &P, generation: u64) -> Result<Self> {
+    /// Copies `triangles` (indices already validated against `pos`) and builds their adjacency, each
+    /// closed component's winding and the bounding hierarchy, on the positions `pos` (of travel 0).
+    pub fn new<P: Positions + Sync>(
+        triangles: &[[u32; 3]],
+        pos: &P,
+        generation: u64,
+    ) -> Result<Self> {
         let adjacency = Adjacency::new(triangles, pos.vertex_count())?;
-        Self::with(triangles, pos, generation, adjacency, None)
+        Self::with(triangles, pos, 0.0, generation, adjacency, None)
     }
 
-    /// The topology of `triangles` (on the positions `pos`) as a successor of `self`: its adjacency updated
-    /// where the list changed ([`Adjacency::updated`]), or built from scratch when too much did; the windings
-    /// decided again (a cut may close a component, open one, or join two).
-    pub fn successor<P: Positions>(
+    /// The topology of `triangles` (on the positions `pos`, of travel `travel`) as a successor of `self`: its
+    /// adjacency updated where the list changed ([`Adjacency::updated`]), or built from scratch when too much
+    /// did; the windings decided again (a cut may close a component, open one, or join two); a new hierarchy.
+    pub fn successor<P: Positions + Sync>(
         &self,
         triangles: &[[u32; 3]],
         pos: &P,
+        travel: f64,
         generation: u64,
     ) -> Result<Self> {
         let vertex_count = pos.vertex_count();
@@ -61,22 +69,25 @@ impl Topology {
         Self::with(
             triangles,
             pos,
+            travel,
             generation,
             adjacency,
             Some((&self.triangles, &self.inward)),
         )
     }
 
-    /// Copies `triangles` beside their `adjacency`, and decides their windings on `pos` (an open component
-    /// inheriting from `previous`, the list replaced and its windings).
-    fn with<P: Positions>(
+    /// Copies `triangles` beside their `adjacency`, decides their windings on `pos` (an open component
+    /// inheriting from `previous`, the list replaced and its windings) and builds their hierarchy.
+    fn with<P: Positions + Sync>(
         triangles: &[[u32; 3]],
         pos: &P,
+        travel: f64,
         generation: u64,
         adjacency: Adjacency,
         previous: Option<(&[[u32; 3]], &[bool])>,
     ) -> Result<Self> {
         let inward = inward_triangles(triangles, &adjacency, pos, previous)?;
+        let bounds = Bounds::new(triangles, pos, travel)?;
         let mut copy = Vec::new();
         copy.try_reserve_exact(triangles.len())
             .map_err(|_| Error::out_of_memory("the haptic triangle list"))?;
@@ -86,6 +97,7 @@ impl Topology {
             adjacency,
             triangles: copy,
             inward,
+            bounds,
         })
     }
 
@@ -109,6 +121,19 @@ impl Positions for Columns<'_> {
     }
     fn vertex_count(&self) -> usize {
         self.0[0].len()
+    }
+}
+
+/// Positions as one `[x, y, z]` array (an update's input).
+pub struct Interleaved<'a>(pub &'a [[f32; 3]]);
+
+impl Positions for Interleaved<'_> {
+    #[inline]
+    fn get(&self, v: u32) -> Vec3 {
+        Vec3::from(self.0[v as usize])
+    }
+    fn vertex_count(&self) -> usize {
+        self.0.len()
     }
 }
 
@@ -161,13 +186,35 @@ impl HapticView {
     /// a failure changes nothing): the current one's adjacency updated where the list changed (a local cut
     /// costs what it changed plus two streaming copies), or a new one when much of it did; the windings
     /// decided in O(triangles).
-    pub(crate) fn next_topology<P: Positions>(
+    pub(crate) fn next_topology<P: Positions + Sync>(
         &self,
         triangles: &[[u32; 3]],
         pos: &P,
     ) -> Result<Topology> {
         let generation = self.generation.load(Ordering::Relaxed) + 1;
-        self.topology().successor(triangles, pos, generation)
+        let travel = self.mirror.travel();
+        self.topology()
+            .successor(triangles, pos, travel, generation)
+    }
+
+    /// Refits the current topology's hierarchy after `update_positions` wrote vertices `written` (now `pos`,
+    /// of travel `travel`), on the current rayon pool when `parallel`.
+    pub(crate) fn refit<P: Positions + Sync>(
+        &self,
+        pos: &P,
+        written: std::ops::Range<usize>,
+        travel: f64,
+        parallel: bool,
+    ) {
+        let topology = self.topology();
+        topology.bounds.refit(
+            &topology.triangles,
+            &topology.adjacency,
+            pos,
+            written,
+            travel,
+            parallel,
+        );
     }
 
     /// Publishes a topology from [`HapticView::next_topology`].

@@ -5,11 +5,13 @@ use super::{START_WALK_STEPS, TrackerDef, TrackerStats, WALK_STEPS};
 use crate::geometry::Tool;
 use crate::haptic::Positions;
 use crate::haptic::adjacency::NONE;
+use crate::haptic::bounds::Certificate;
 use crate::haptic::contact::{Contact, EndPoint, apart_outside, triangle_contact};
 use crate::haptic::dynamic_point::{
     Found, Probe, WalkCounters, closest_of, evaluate, nearest_vertex_starts, walk,
 };
 use crate::haptic::mirror::ReadCost;
+use crate::haptic::pseudo_normal::is_outside;
 use crate::haptic::seeds::Seeds;
 use crate::haptic::strip::{StripCache, Visited};
 use crate::haptic::view::{HapticView, Topology};
@@ -22,21 +24,16 @@ pub(super) struct State {
     /// Where each segment's dynamic point / each end point was last found ([`NONE`]: not yet).
     pub(super) segments: Vec<u32>,
     pub(super) end_points: Vec<u32>,
-    /// Whether each end point was inside the mesh at the last update.
-    pub(super) end_inside: Vec<bool>,
+    /// What the last search established about each end point's side, while it holds.
+    pub(super) certificates: Vec<Option<Certificate>>,
     /// The same, as found by the attempt in progress (committed only if its read of the positions held).
     pub(super) next_segments: Vec<u32>,
     pub(super) next_end_points: Vec<u32>,
-    pub(super) next_end_inside: Vec<bool>,
+    pub(super) next_certificates: Vec<Option<Certificate>>,
     pub(super) found_ends: Vec<EndPoint>,
-    /// Whether the attempt in progress looked at end point `j` (else nothing needed it).
-    pub(super) end_fresh: Vec<bool>,
-    /// Whether the attempt in progress walked end point `j` to a local minimum (a walk stopped by its step
-    /// bound goes on at the next update, so its answer cannot be reused).
-    pub(super) end_settled: Vec<bool>,
-    /// End point `j`'s answer from the last committed update that looked at it, with the positions' version it
-    /// was found on: an update asking at the same point (the entry point never moves) on the same positions,
-    /// with no reseed candidate, would find exactly this, so it is taken as it is.
+    /// End point `j`'s exact answer from the last committed update that searched for it, with the positions'
+    /// version it was found on: an update asking at the same point (the entry point never moves) on the same
+    /// positions would find exactly this, so it is taken as it is.
     pub(super) end_reuse: Vec<Option<(u64, EndPoint)>>,
     /// The attempt's dynamic points, and whether each segment is apart from the surface and outside.
     pub(super) found_segments: Vec<Found>,
@@ -55,6 +52,8 @@ pub(super) struct State {
     pub(super) read_version: Option<u64>,
     /// The tool radius of the last update.
     pub(super) radius: f32,
+    /// An end point's answer where nothing was looked for (outside for certain, and no strip needs it).
+    placeholder: Found,
     pub(super) route: Vec<u32>,
     pub(super) visited: Visited,
     /// Candidates taken from the last reseed, used by the next successful update.
@@ -67,6 +66,7 @@ pub(super) struct State {
     pub(super) strip_builds: u64,
     pub(super) vertex_scans: u64,
     pub(super) seeds_taken: u64,
+    pub(super) searches: u64,
     pub(super) stats: TrackerStats,
 }
 
@@ -106,6 +106,7 @@ pub(super) struct Tally {
     pub(super) counters: WalkCounters,
     pub(super) scans: u64,
     pub(super) seeds_taken: u64,
+    pub(super) searches: u64,
     pub(super) strip_moves: u64,
     pub(super) strip_builds: u64,
 }
@@ -135,31 +136,27 @@ impl State {
     pub(super) fn new(topology: Arc<Topology>, def: &TrackerDef) -> Self {
         let n = def.segment_count as usize;
         let strip = def.max_strip_length as usize;
-        let placeholder = EndPoint::new(
-            Vec3::ZERO,
-            Found {
-                triangle: NONE,
-                closest: crate::geometry::Closest {
-                    distance: f32::INFINITY,
-                    on_tool: Vec3::ZERO,
-                    on_mesh: Vec3::ZERO,
-                },
-                prepared: crate::geometry::closest::PreparedTriangle::new([Vec3::ZERO; 3]),
+        let nothing = Found {
+            triangle: NONE,
+            closest: crate::geometry::Closest {
+                distance: f32::INFINITY,
+                on_tool: Vec3::ZERO,
+                on_mesh: Vec3::ZERO,
             },
-        );
+            prepared: crate::geometry::closest::PreparedTriangle::new([Vec3::ZERO; 3]),
+        };
+        let placeholder = EndPoint::outside(Vec3::ZERO, nothing);
         State {
             topology,
             segments: vec![NONE; n],
             end_points: vec![NONE; n + 1],
-            end_inside: vec![false; n + 1],
+            certificates: vec![None; n + 1],
             next_segments: vec![NONE; n],
             next_end_points: vec![NONE; n + 1],
-            next_end_inside: vec![false; n + 1],
+            next_certificates: vec![None; n + 1],
             found_ends: vec![placeholder; n + 1],
-            end_fresh: vec![false; n + 1],
-            end_settled: vec![false; n + 1],
             end_reuse: vec![None; n + 1],
-            found_segments: vec![placeholder.found; n],
+            found_segments: vec![nothing; n],
             outside: vec![false; n],
             contacts: Vec::with_capacity(n),
             strips: (0..n).map(|_| StripCache::new(strip)).collect(),
@@ -169,17 +166,19 @@ impl State {
             committed_attempt: 0,
             read_version: None,
             radius: 0.0,
+            placeholder: nothing,
             route: Vec::with_capacity(strip),
             visited: Visited::new(strip),
             seeds: Seeds::new(n),
-            scan_probes: Vec::with_capacity(2 * n + 1),
-            scan_starts: vec![NONE; 2 * n + 1],
-            scan_best: vec![0.0; 2 * n + 1],
+            scan_probes: Vec::with_capacity(n),
+            scan_starts: vec![NONE; n],
+            scan_best: vec![0.0; n],
             counters: WalkCounters::default(),
             strip_moves: 0,
             strip_builds: 0,
             vertex_scans: 0,
             seeds_taken: 0,
+            searches: 0,
             stats: TrackerStats::default(),
         }
     }
@@ -204,6 +203,8 @@ impl State {
         };
         self.segments.iter_mut().for_each(remap);
         self.end_points.iter_mut().for_each(remap);
+        // A certificate holds for the surface it was found on.
+        self.certificates.fill(None);
         self.seeds.clear();
         self.strips.iter_mut().for_each(|c| c.clear());
         self.end_reuse.fill(None);
@@ -217,16 +218,17 @@ impl State {
         self.strips.iter_mut().for_each(|c| c.clear());
         self.segments.fill(NONE);
         self.end_points.fill(NONE);
-        self.end_inside.fill(false);
+        self.certificates.fill(None);
         self.end_reuse.fill(None);
     }
 
     /// One attempt at an update on `pos`. Reads the committed state, writes only the `next_*` buffers and the
     /// outputs, so a discarded attempt leaves nothing behind.
     ///
-    /// Three phases: every segment's dynamic point; then the end points some segment needs (one in contact,
-    /// for its strip's routes, or crossing the surface, for its depth), taken from the segment's own answer
-    /// when its closest point is that end point; then the contacts and strips.
+    /// Three phases: every segment's dynamic point; then every end point's side (certain from the last
+    /// search while neither it nor the mesh has moved as far as it was from the surface, else searched
+    /// again) and, where a segment touches the surface or an end point is inside, its closest triangle; then
+    /// the contacts and strips.
     pub(super) fn compute<P: Positions>(&mut self, pos: &P, tool: &Tool, def: &TrackerDef) {
         let line = Line::new(tool, def.segment_count as usize);
         let mut tally = Tally::default();
@@ -234,21 +236,22 @@ impl State {
         self.radius = tool.radius;
         let mut starts = self.scan_missing_starts(pos, &line, &mut tally);
         self.walk_segments(pos, &line, &mut starts, &mut tally);
-        self.walk_end_points(pos, &line, tool.radius, &mut starts, &mut tally);
-        self.contacts_and_strips(pos, &line, tool.radius, def, &mut tally);
-        // An end point left alone has only segments apart and outside around it: it is outside too.
-        for j in 0..=line.n {
-            self.next_end_inside[j] = self.end_fresh[j] && self.found_ends[j].is_inside();
+        self.end_points(pos, &line, tool.radius, &mut tally);
+        self.take_closer_end_points(pos, &line, &mut tally);
+        for k in 0..line.n {
+            let ends = [&self.found_ends[k], &self.found_ends[k + 1]];
+            self.outside[k] = apart_outside(&self.found_segments[k], ends);
         }
+        self.contacts_and_strips(pos, &line, tool.radius, def, &mut tally);
         self.counters = tally.counters;
         self.vertex_scans = tally.scans;
         self.seeds_taken = tally.seeds_taken;
+        self.searches = tally.searches;
         self.strip_moves = tally.strip_moves;
         self.strip_builds = tally.strip_builds;
     }
 
-    /// Walks that have no previous answer start from the nearest vertex; one scan serves all of them, the
-    /// segments' first, then the end points'.
+    /// Segment walks that have no previous answer start from the nearest vertex; one scan serves all of them.
     #[inline]
     fn scan_missing_starts<P: Positions>(
         &mut self,
@@ -262,11 +265,6 @@ impl State {
             if self.segments[k] == NONE {
                 self.scan_probes
                     .push(Probe::Segment(line.point(k), line.point(k + 1)));
-            }
-        }
-        for j in 0..=n {
-            if self.end_points[j] == NONE {
-                self.scan_probes.push(Probe::Point(line.point(j)));
             }
         }
         let missing = self.scan_probes.len();
@@ -300,112 +298,137 @@ impl State {
             let seeds = &self.seeds.segments[k];
             let seeded = closest_of(pos, topology, found, seeds, &probe, counters);
             tally.seeds_taken += u64::from(seeded.triangle != found.triangle);
-            let found = walk(pos, topology, seeded, &probe, steps, counters);
-            self.found_segments[k] = found;
-            self.outside[k] = apart_outside(pos, topology, &found);
+            self.found_segments[k] = walk(pos, topology, seeded, &probe, steps, counters);
         }
     }
 
-    /// Phase 2: the end points the segments need (a segment in contact, for its strip's routes, or crossing
-    /// the surface, for its depth); the others stay where they were.
+    /// Phase 2: every end point's side, and its closest triangle where something reads it: a segment ending
+    /// there touches the surface (its strip's route targets), or the point is inside (its depth). An end point
+    /// outside for certain is left where it was, or walked for a strip; any other is searched for exactly.
     #[inline]
-    fn walk_end_points<P: Positions>(
-        &mut self,
-        pos: &P,
-        line: &Line,
-        radius: f32,
-        starts: &mut ScanStarts,
-        tally: &mut Tally,
-    ) {
+    fn end_points<P: Positions>(&mut self, pos: &P, line: &Line, radius: f32, tally: &mut Tally) {
         let n = line.n;
+        let travel = pos.travel().unwrap_or(0.0);
         for j in 0..=n {
             let adjacent = j.saturating_sub(1)..j.min(n - 1) + 1;
-            let fresh = self.end_points[j] == NONE;
-            let (start, steps) = starts.start(&self.scan_starts, self.end_points[j]);
-            let needed = fresh
-                || adjacent
-                    .clone()
-                    .any(|k| !self.outside[k] || self.found_segments[k].closest.distance < radius);
-            self.end_fresh[j] = needed;
-            self.end_settled[j] = false;
-            if !needed {
-                // Apart and out of contact: nothing reads it; it stays where it was.
+            let touching = adjacent
+                .clone()
+                .any(|k| self.found_segments[k].closest.distance < radius);
+            let p = line.point(j);
+            let certain = self.certificates[j].filter(|c| c.covers(p, travel));
+            self.next_certificates[j] = certain;
+            let outside = certain.is_some_and(|c| !c.inside);
+            if outside && !touching {
+                self.found_ends[j] = EndPoint::outside(p, self.placeholder);
                 self.next_end_points[j] = self.end_points[j];
                 continue;
             }
-            let p = line.point(j);
-            if !self.end_point_known(pos, j, p, adjacent) {
-                self.walk_end_point(pos, j, p, start, steps, tally);
+            if self.reuse_end_point(pos, j, p) {
+                continue;
+            }
+            let walked = self.walk_end_point(pos, j, p, adjacent, tally);
+            match walked {
+                // Outside for certain: the walk's triangle is the strip's route target.
+                Some(found) if outside => {
+                    self.found_ends[j] = EndPoint::outside(p, found);
+                    self.next_end_points[j] = found.triangle;
+                }
+                _ => self.search_end_point(pos, j, p, walked, travel, tally),
             }
         }
     }
 
-    /// Takes end point `j` (at `p`) from an answer already found, if there is one: that of an `adjacent`
-    /// segment apart and outside whose closest point it is, or its own from the last update on the same
-    /// positions. Returns whether it did.
+    /// Moves a segment's dynamic point to an end point's triangle of the whole mesh when that end point, a
+    /// point of the segment, is closer to it than the walk's answer (a walk trapped on another part).
     #[inline]
-    fn end_point_known<P: Positions>(
-        &mut self,
-        pos: &P,
-        j: usize,
-        p: Vec3,
-        mut adjacent: std::ops::Range<usize>,
-    ) -> bool {
-        // A segment apart and outside whose closest point is this end point: the same answer.
-        let tiny = 1e-12 * (1.0 + p.length_squared());
-        if let Some(k) = adjacent.find(|&k| {
-            self.outside[k] && (self.found_segments[k].closest.on_tool - p).length_squared() <= tiny
-        }) {
-            let mut found = self.found_segments[k];
-            found.closest.on_tool = p;
-            self.found_ends[j] = EndPoint::outside(p, found);
-            self.next_end_points[j] = found.triangle;
-            return true;
+    fn take_closer_end_points<P: Positions>(&mut self, pos: &P, line: &Line, tally: &mut Tally) {
+        let (topology, counters) = (&*self.topology, &mut tally.counters);
+        for k in 0..line.n {
+            for j in [k, k + 1] {
+                let end = &self.found_ends[j];
+                let own = self.found_segments[k].closest.distance;
+                if end.is_exact() && end.found.closest.distance < own {
+                    let probe = Probe::Segment(line.point(k), line.point(k + 1));
+                    let found = evaluate(pos, topology, end.found.triangle, &probe, counters);
+                    self.found_segments[k] =
+                        walk(pos, topology, found, &probe, WALK_STEPS, counters);
+                }
+            }
         }
-        let version = pos.version();
-        if let Some((_, end)) = self.end_reuse[j].filter(|&(v, e)| {
-            Some(v) == version
-                && e.point == p
-                && e.found.triangle == self.end_points[j]
-                && self.seeds.end_points[j].iter().all(|&s| s == NONE)
-        }) {
-            self.found_ends[j] = end;
-            self.next_end_points[j] = end.found.triangle;
-            self.end_settled[j] = true;
-            return true;
-        }
-        false
     }
 
-    /// Walks end point `j` (at `p`) from `start`, or from a closer reseed candidate while it is outside.
+    /// Takes end point `j` (at `p`) from its exact answer of the last update, if that was on the same
+    /// positions at the same point. Returns whether it did.
+    #[inline]
+    fn reuse_end_point<P: Positions>(&mut self, pos: &P, j: usize, p: Vec3) -> bool {
+        let version = pos.version();
+        let Some((_, end)) = self.end_reuse[j].filter(|&(v, e)| {
+            Some(v) == version && e.point == p && e.found.triangle == self.end_points[j]
+        }) else {
+            return false;
+        };
+        self.found_ends[j] = end;
+        self.next_end_points[j] = end.found.triangle;
+        self.next_certificates[j] = self.certificates[j];
+        true
+    }
+
+    /// End point `j`'s walk (at `p`): from an `adjacent` segment's answer when its closest point is this end
+    /// point, else from where the end point was. `None` when it has no previous answer.
     #[inline]
     fn walk_end_point<P: Positions>(
         &mut self,
         pos: &P,
         j: usize,
         p: Vec3,
-        start: u32,
-        steps: u32,
+        mut adjacent: std::ops::Range<usize>,
+        tally: &mut Tally,
+    ) -> Option<Found> {
+        let tiny = 1e-12 * (1.0 + p.length_squared());
+        if let Some(k) = adjacent.find(|&k| {
+            let c = &self.found_segments[k].closest;
+            c.distance > 0.0 && (c.on_tool - p).length_squared() <= tiny
+        }) {
+            // The segment's closest point is this end point: so is its answer.
+            let mut found = self.found_segments[k];
+            found.closest.on_tool = p;
+            return Some(found);
+        }
+        let start = self.end_points[j];
+        if start == NONE {
+            return None;
+        }
+        let (topology, counters) = (&*self.topology, &mut tally.counters);
+        let probe = Probe::Point(p);
+        let found = evaluate(pos, topology, start, &probe, counters);
+        Some(walk(pos, topology, found, &probe, WALK_STEPS, counters))
+    }
+
+    /// End point `j` (at `p`) searched for exactly from its walk's answer: the mesh's closest triangle, its
+    /// side by that triangle's pseudo-normal, and a certificate of that side.
+    #[inline]
+    fn search_end_point<P: Positions>(
+        &mut self,
+        pos: &P,
+        j: usize,
+        p: Vec3,
+        walked: Option<Found>,
+        travel: f64,
         tally: &mut Tally,
     ) {
         let topology = &*self.topology;
         let counters = &mut tally.counters;
-        let probe = Probe::Point(p);
-        let found = evaluate(pos, topology, start, &probe, counters);
-        // Inside, an end point keeps following the surface it entered through (see `contact`): a seed
-        // from the far side of a thin part would flip its depth, so only end points outside take seeds.
-        let seeds: &[u32] = if self.end_inside[j] {
-            &[]
-        } else {
-            &self.seeds.end_points[j]
-        };
-        let seeded = closest_of(pos, topology, found, seeds, &probe, counters);
-        tally.seeds_taken += u64::from(seeded.triangle != found.triangle);
-        let before = counters.steps;
-        let found = walk(pos, topology, seeded, &probe, steps, counters);
-        self.end_settled[j] = counters.steps - before < u64::from(steps);
+        let found = topology
+            .bounds
+            .closest_to_point(pos, &topology.triangles, p, walked, counters)
+            .expect("an update runs only on a mesh with triangles");
+        tally.searches += 1;
+        let c = &found.closest;
+        let inside = c.distance > 0.0
+            && !is_outside(pos, topology, found.triangle, &found.prepared, c.on_mesh, p);
+        self.next_certificates[j] = Some(Certificate::new(p, travel, c.distance, inside));
+        self.found_ends[j] = EndPoint::exact(p, found, inside);
         self.next_end_points[j] = found.triangle;
-        self.found_ends[j] = EndPoint::new(p, found);
     }
 
     /// Fills segment `segment`'s strip contacts: every strip triangle checked exactly against the segment of
@@ -446,18 +469,15 @@ impl State {
     pub(super) fn commit(&mut self, cost: ReadCost) {
         self.committed_attempt = self.attempt;
         // Only a committed (untorn) attempt's end points may be reused: a torn one read mixed positions.
-        for j in 0..self.end_reuse.len() {
-            if self.end_fresh[j] {
-                self.end_reuse[j] = match (self.end_settled[j], self.read_version) {
-                    (true, Some(v)) => Some((v, self.found_ends[j])),
-                    _ => None,
-                };
+        for (reuse, end) in self.end_reuse.iter_mut().zip(&self.found_ends) {
+            if end.is_exact() {
+                *reuse = self.read_version.map(|v| (v, *end));
             }
         }
         self.strip_read.fill(false);
         std::mem::swap(&mut self.segments, &mut self.next_segments);
         std::mem::swap(&mut self.end_points, &mut self.next_end_points);
-        std::mem::swap(&mut self.end_inside, &mut self.next_end_inside);
+        std::mem::swap(&mut self.certificates, &mut self.next_certificates);
         self.seeds.clear();
         let s = &mut self.stats;
         s.updates += 1;
@@ -469,5 +489,6 @@ impl State {
         s.strip_builds += self.strip_builds;
         s.vertex_scans += self.vertex_scans;
         s.seeds_taken += self.seeds_taken;
+        s.searches += self.searches;
     }
 }

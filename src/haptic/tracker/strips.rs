@@ -5,6 +5,7 @@ use super::state::{Line, State, Tally};
 use super::{STRIP_BUILD_REACH, STRIP_MOVE_SLACK, STRIP_REACH, TrackerDef, WALK_STEPS};
 use crate::geometry::Closest;
 use crate::haptic::Positions;
+use crate::haptic::adjacency::NONE;
 use crate::haptic::contact::{Contact, EndPoint, apart_outside, segment_contact};
 use crate::haptic::dynamic_point::{
     Found, Probe, SeparatingPlane, WalkCounters, evaluate, prepare, walk,
@@ -48,9 +49,8 @@ impl Segment {
         counters: &mut WalkCounters,
     ) {
         self.found = walk(pos, topology, m, &self.probe, WALK_STEPS, counters);
-        self.outside = apart_outside(pos, topology, &self.found);
+        self.outside = apart_outside(&self.found, [&ends[0], &ends[1]]);
         self.contact = contact_of(
-            pos,
             topology,
             ends,
             self.k,
@@ -98,7 +98,7 @@ impl State {
         let found = self.found_segments[k];
         let outside = self.outside[k];
         let ends = &mut self.found_ends[k..k + 2];
-        let contact = contact_of(pos, topology, ends, k, &found, outside, radius);
+        let contact = contact_of(topology, ends, k, &found, outside, radius);
         let cache = &mut self.strips[k];
         let reusable = cache.reusable(self.committed_attempt, pos.travel(), topology.generation);
         cache.stamp = self.attempt;
@@ -107,9 +107,15 @@ impl State {
             self.next_segments[k] = found.triangle;
             return contact;
         }
-        let targets = [k, k + 1].map(|j| Target {
-            triangle: self.found_ends[j].found.triangle,
-            point: self.found_ends[j].found.closest.on_mesh,
+        // An end point outside for certain was not looked for unless the segment touched the surface: a
+        // segment in contact through its other end point, inside, routes towards its dynamic point instead.
+        let targets = [k, k + 1].map(|j| {
+            let end = &self.found_ends[j].found;
+            let end = if end.triangle == NONE { &found } else { end };
+            Target {
+                triangle: end.triangle,
+                point: end.closest.on_mesh,
+            }
         });
         let mut seg = Segment {
             k,
@@ -381,22 +387,16 @@ impl State {
     }
 }
 
-/// The contact of segment `k` found on `found` (`outside`: apart from the surface and outside), deciding its
-/// two end points' signs (`ends`) only if it crosses the surface or lies inside.
-fn contact_of<P: Positions>(
-    pos: &P,
+/// The contact of segment `k` found on `found` (`outside`: apart from the surface and outside), with its two
+/// end points `ends`.
+fn contact_of(
     topology: &Topology,
-    ends: &mut [EndPoint],
+    ends: &[EndPoint],
     k: usize,
     found: &Found,
     outside: bool,
     radius: f32,
 ) -> Contact {
-    if !outside {
-        for end in ends.iter_mut() {
-            end.signed_distance(pos, topology);
-        }
-    }
     segment_contact(
         topology,
         k as u32,

@@ -1,0 +1,678 @@
+//! A bounding volume hierarchy over a topology's triangles: it certifies that a walk's answer for a point is
+//! the closest triangle of the whole mesh, and finds that triangle when it is not.
+//!
+//! A walk stops at a local minimum. For a point's depth and side (inside or outside the organ) only the
+//! mesh's closest triangle will do: a local minimum on the near side of a thin part, or on a fold, gives a
+//! wrong depth, and its pseudo-normal may give the wrong side. So every end point whose side is not already
+//! certain ([`Certificate`]) is checked here: a branch-and-bound search from the walk's answer, which skips a
+//! node whose box is no closer than the answer, or lies behind the plane separating the point from it. Where
+//! the walk was right (nearly always) that costs one descent to the point's own leaf.
+//!
+//! The tree's shape is built once per triangle list, in O(triangles): the triangles sorted along a Morton
+//! curve through their centroids, halved again and again, at most [`LEAF_SIZE`] triangles a leaf. Its boxes follow the positions: the mesh's writer refits them after each
+//! position write (only the nodes above the written vertices when few were written), in place, between two
+//! stamps of the positions' travel ([`super::mirror::Snapshot::travel`]): `begun` before it writes a box,
+//! `done` after its last. A reader on positions of travel `t` that saw stamps `done ≤ begun` reads boxes each
+//! exact for positions of some travel in between, so every box grown by `max(|t - done|, |t - begun|)` holds
+//! its triangles on the reader's positions (no point moved farther), and a search is exact on them. A reader
+//! that sees `begun` change during its search searches again; after a few tries it drops the boxes and tests
+//! every triangle.
+
+use super::Positions;
+use super::adjacency::Adjacency;
+use super::dynamic_point::{Found, Probe, SeparatingPlane, WalkCounters};
+use crate::error::{Error, Result};
+use crate::geometry::closest::PreparedTriangle;
+use glam::Vec3;
+use parking_lot::Mutex;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
+
+/// Most triangles in a leaf.
+const LEAF_SIZE: usize = 4;
+/// A search's stack: a balanced tree over at most 2^32 triangles is at most 31 levels deep, and a depth-first
+/// search holds at most one pending sibling per level.
+const STACK: usize = 64;
+/// Searches tried before a reader whose boxes keep being rewritten tests every triangle instead.
+const SEARCH_TRIES: u32 = 3;
+/// Subtrees with more triangles than this are refit on two threads when the writer asks for it.
+const PARALLEL_MIN_TRIANGLES: u32 = 1 << 15;
+/// A partial position write refits only the nodes above its vertices while it covers less than this fraction
+/// of them.
+const PARTIAL_REFIT_FRACTION: usize = 8;
+/// Relative float slack added to every box, so that rounding in the distance tests never prunes a triangle
+/// that is as close as the answer.
+const BOX_SLACK: f32 = 4e-6;
+
+/// A node: a leaf holds `order[first..first + count]`; an inner node (`count == 0`) has its children at the
+/// next index and at `first`.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    first: u32,
+    count: u32,
+}
+
+/// The hierarchy of one triangle list (see the module's comment).
+#[derive(Debug)]
+pub struct Bounds {
+    nodes: Vec<Node>,
+    /// The triangles, leaf by leaf.
+    order: Vec<u32>,
+    /// Each node's parent (`u32::MAX` for the root), and each triangle's leaf: a partial refit climbs from a
+    /// written vertex's triangles.
+    parent: Vec<u32>,
+    leaf_of: Vec<u32>,
+    /// Six `f32` bit patterns per node: the box's least and greatest x, y, z.
+    boxes: Box<[AtomicU32]>,
+    /// Travel (`f64` bits) of the refit last begun, and of the last one completed.
+    begun: AtomicU64,
+    done: AtomicU64,
+    /// The writer's nodes to refit, listed and marked (it alone takes this lock, under the mesh's write lock).
+    scratch: Mutex<(Vec<u32>, Vec<bool>)>,
+}
+
+/// An axis-aligned box.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Aabb {
+    min: Vec3,
+    max: Vec3,
+}
+
+impl Aabb {
+    const EMPTY: Self = Self {
+        min: Vec3::INFINITY,
+        max: Vec3::NEG_INFINITY,
+    };
+
+    fn grow(self, p: Vec3) -> Self {
+        Self {
+            min: self.min.min(p),
+            max: self.max.max(p),
+        }
+    }
+
+    fn union(self, o: Self) -> Self {
+        Self {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
+    }
+}
+
+fn grown<T>(v: &mut Vec<T>, n: usize) -> Result<()> {
+    v.try_reserve_exact(n)
+        .map_err(|_| Error::out_of_memory("the haptic bounding volume hierarchy"))
+}
+
+impl Bounds {
+    /// The hierarchy of `triangles` (indices valid in `pos`), its shape chosen and its boxes fitted on `pos`,
+    /// whose travel is `travel`.
+    pub fn new<P: Positions + Sync>(triangles: &[[u32; 3]], pos: &P, travel: f64) -> Result<Self> {
+        let n = triangles.len();
+        let leaves = n.div_ceil(LEAF_SIZE);
+        let node_count = (2 * leaves).saturating_sub(1);
+        let (mut order, mut nodes, mut parent, mut leaf_of) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        grown(&mut order, n)?;
+        grown(&mut leaf_of, n)?;
+        grown(&mut nodes, node_count)?;
+        grown(&mut parent, node_count)?;
+        morton_order(triangles, pos, &mut order)?;
+        leaf_of.resize(n, 0);
+        if n > 0 {
+            split(n as u32, 0, &mut nodes, &mut parent, u32::MAX);
+        }
+        for (i, node) in nodes.iter().enumerate() {
+            let range = node.first as usize..(node.first + node.count) as usize;
+            for &t in &order[range] {
+                leaf_of[t as usize] = i as u32;
+            }
+        }
+        let mut boxes = Vec::new();
+        grown(&mut boxes, 6 * nodes.len())?;
+        boxes.resize_with(6 * nodes.len(), || AtomicU32::new(0));
+        let (mut listed, mut marked) = (Vec::new(), Vec::new());
+        grown(&mut listed, nodes.len())?;
+        grown(&mut marked, nodes.len())?;
+        marked.resize(nodes.len(), false);
+        let bounds = Self {
+            nodes,
+            order,
+            parent,
+            leaf_of,
+            boxes: boxes.into_boxed_slice(),
+            begun: AtomicU64::new(travel.to_bits()),
+            done: AtomicU64::new(travel.to_bits()),
+            scratch: Mutex::new((listed, marked)),
+        };
+        bounds.refit_all(triangles, pos, travel, false);
+        Ok(bounds)
+    }
+
+    /// Refits the boxes after a write of vertices `written` (the positions now `pos`, of travel `travel`):
+    /// the nodes above those vertices' triangles (found through `adjacency`'s fans) when few were written,
+    /// else every node, on the current rayon pool when `parallel`. Only the mesh's writer calls this.
+    pub fn refit<P: Positions + Sync>(
+        &self,
+        triangles: &[[u32; 3]],
+        adjacency: &Adjacency,
+        pos: &P,
+        written: Range<usize>,
+        travel: f64,
+        parallel: bool,
+    ) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        if written.len() * PARTIAL_REFIT_FRACTION >= pos.vertex_count() {
+            self.refit_all(triangles, pos, travel, parallel);
+            return;
+        }
+        let mut scratch = self.scratch.lock();
+        let (dirty, marked) = &mut *scratch;
+        dirty.clear();
+        for v in written {
+            for &t in adjacency.fan(v as u32) {
+                let mut node = self.leaf_of[t as usize];
+                // Climb until a node already listed: its ancestors are listed too.
+                while node != u32::MAX && !marked[node as usize] {
+                    marked[node as usize] = true;
+                    dirty.push(node);
+                    node = self.parent[node as usize];
+                }
+            }
+        }
+        // Children come after their parents in the node order: refit the deepest first.
+        dirty.sort_unstable_by(|a, b| b.cmp(a));
+        self.begin(travel);
+        for &i in dirty.iter() {
+            let node = self.nodes[i as usize];
+            let fitted = if node.count > 0 {
+                self.fit_leaf(node, triangles, pos)
+            } else {
+                self.load(i + 1).union(self.load(node.first))
+            };
+            self.store(i, fitted);
+            marked[i as usize] = false;
+        }
+        self.finish(travel);
+    }
+
+    /// Refits every node.
+    fn refit_all<P: Positions + Sync>(
+        &self,
+        triangles: &[[u32; 3]],
+        pos: &P,
+        travel: f64,
+        parallel: bool,
+    ) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        self.begin(travel);
+        self.refit_subtree(0, triangles, pos, parallel);
+        self.finish(travel);
+    }
+
+    fn refit_subtree<P: Positions + Sync>(
+        &self,
+        i: u32,
+        triangles: &[[u32; 3]],
+        pos: &P,
+        parallel: bool,
+    ) -> Aabb {
+        let node = self.nodes[i as usize];
+        let fitted = if node.count > 0 {
+            self.fit_leaf(node, triangles, pos)
+        } else if parallel && self.subtree_triangles(i) > PARALLEL_MIN_TRIANGLES {
+            let (l, r) = rayon::join(
+                || self.refit_subtree(i + 1, triangles, pos, parallel),
+                || self.refit_subtree(node.first, triangles, pos, parallel),
+            );
+            l.union(r)
+        } else {
+            let l = self.refit_subtree(i + 1, triangles, pos, parallel);
+            l.union(self.refit_subtree(node.first, triangles, pos, parallel))
+        };
+        self.store(i, fitted);
+        fitted
+    }
+
+    /// Triangles under inner node `i`: its leaves' ranges are contiguous in `order`.
+    fn subtree_triangles(&self, i: u32) -> u32 {
+        let mut first = i;
+        while self.nodes[first as usize].count == 0 {
+            first += 1;
+        }
+        let mut last = i;
+        while self.nodes[last as usize].count == 0 {
+            last = self.nodes[last as usize].first;
+        }
+        let (a, b) = (self.nodes[first as usize], self.nodes[last as usize]);
+        b.first + b.count - a.first
+    }
+
+    fn fit_leaf<P: Positions>(&self, node: Node, triangles: &[[u32; 3]], pos: &P) -> Aabb {
+        let range = node.first as usize..(node.first + node.count) as usize;
+        self.order[range]
+            .iter()
+            .flat_map(|&t| triangles[t as usize])
+            .fold(Aabb::EMPTY, |b, v| b.grow(pos.get(v)))
+    }
+
+    /// Stamps a refit's start; its box stores follow the release fence.
+    fn begin(&self, travel: f64) {
+        self.begun.store(travel.to_bits(), Ordering::Relaxed);
+        fence(Ordering::Release);
+    }
+
+    fn finish(&self, travel: f64) {
+        self.done.store(travel.to_bits(), Ordering::Release);
+    }
+
+    fn store(&self, i: u32, b: Aabb) {
+        let words = &self.boxes[6 * i as usize..6 * i as usize + 6];
+        for (w, x) in words
+            .iter()
+            .zip([b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z])
+        {
+            w.store(x.to_bits(), Ordering::Relaxed);
+        }
+    }
+
+    #[inline]
+    fn load(&self, i: u32) -> Aabb {
+        let w = &self.boxes[6 * i as usize..6 * i as usize + 6];
+        let f = |k: usize| f32::from_bits(w[k].load(Ordering::Relaxed));
+        Aabb {
+            min: Vec3::new(f(0), f(1), f(2)),
+            max: Vec3::new(f(3), f(4), f(5)),
+        }
+    }
+
+    /// The closest triangle of the whole mesh to point `p`: `start` (the walk's answer) unless another is
+    /// closer, or the closest found when there is no start. `None` only when the mesh has no triangle.
+    pub fn closest_to_point<P: Positions>(
+        &self,
+        pos: &P,
+        triangles: &[[u32; 3]],
+        p: Vec3,
+        start: Option<Found>,
+        counters: &mut WalkCounters,
+    ) -> Option<Found> {
+        if self.nodes.is_empty() {
+            return start;
+        }
+        let travel = pos.travel().unwrap_or(0.0);
+        let stamp = |a: &AtomicU64| f64::from_bits(a.load(Ordering::Relaxed));
+        for _ in 0..SEARCH_TRIES {
+            let done = f64::from_bits(self.done.load(Ordering::Acquire));
+            let begun = stamp(&self.begun);
+            let grow = (travel - done).abs().max((travel - begun).abs());
+            let found = self.search(pos, triangles, p, start, grow as f32, counters);
+            // Box loads are ordered before this second look at `begun` (see the module's comment).
+            fence(Ordering::Acquire);
+            if stamp(&self.begun) == begun {
+                return Some(found);
+            }
+        }
+        Some(self.every_triangle(pos, triangles, p, start, counters))
+    }
+
+    /// Branch and bound from `start`, every box grown by `grow`.
+    fn search<P: Positions>(
+        &self,
+        pos: &P,
+        triangles: &[[u32; 3]],
+        p: Vec3,
+        start: Option<Found>,
+        grow: f32,
+        counters: &mut WalkCounters,
+    ) -> Found {
+        let probe = Probe::Point(p);
+        let mut best = start.unwrap_or_else(|| {
+            let t = self.order[0];
+            evaluate(pos, triangles, t, &probe, counters)
+        });
+        let mut plane = SeparatingPlane::of(&best);
+        let grow = grow + BOX_SLACK * (1.0 + p.abs().max_element());
+        let mut stack = [0u32; STACK];
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let i = stack[top];
+            let b = self.load(i);
+            let (min, max) = (b.min - Vec3::splat(grow), b.max + Vec3::splat(grow));
+            let d = (min - p).max(p - max).max(Vec3::ZERO).length();
+            if d >= best.closest.distance || plane.is_some_and(|s| s.holds_box_behind(min, max)) {
+                continue;
+            }
+            let node = self.nodes[i as usize];
+            if node.count == 0 {
+                // The nearer child is searched first: it is pushed last.
+                let (l, r) = (i + 1, node.first);
+                let near_left =
+                    self.load(l).distance_squared(p) <= self.load(r).distance_squared(p);
+                let (near, far) = if near_left { (l, r) } else { (r, l) };
+                if top + 2 <= STACK {
+                    stack[top] = far;
+                    stack[top + 1] = near;
+                    top += 2;
+                }
+                continue;
+            }
+            let range = node.first as usize..(node.first + node.count) as usize;
+            for &t in &self.order[range] {
+                if t == best.triangle {
+                    continue;
+                }
+                let tri = triangles[t as usize];
+                let corners = tri.map(|v| pos.get(v));
+                if plane.is_some_and(|s| corners.iter().all(|&c| s.holds_behind(c))) {
+                    continue;
+                }
+                let prepared = PreparedTriangle::new(corners);
+                if probe.plane_bound(&prepared) >= best.closest.distance {
+                    continue;
+                }
+                counters.exact_tests += 1;
+                let closest = probe.closest(&prepared);
+                if closest.distance < best.closest.distance {
+                    best = Found {
+                        triangle: t,
+                        closest,
+                        prepared,
+                    };
+                    plane = SeparatingPlane::of(&best);
+                }
+            }
+        }
+        best
+    }
+
+    /// The closest triangle by testing every one: for a reader whose boxes keep being rewritten.
+    fn every_triangle<P: Positions>(
+        &self,
+        pos: &P,
+        triangles: &[[u32; 3]],
+        p: Vec3,
+        start: Option<Found>,
+        counters: &mut WalkCounters,
+    ) -> Found {
+        let probe = Probe::Point(p);
+        let mut best = start;
+        for t in 0..triangles.len() as u32 {
+            let found = evaluate(pos, triangles, t, &probe, counters);
+            if best.is_none_or(|b| found.closest.distance < b.closest.distance) {
+                best = Some(found);
+            }
+        }
+        best.expect("a hierarchy with nodes has triangles")
+    }
+}
+
+/// The probe's closest points on triangle `t`.
+fn evaluate<P: Positions>(
+    pos: &P,
+    triangles: &[[u32; 3]],
+    t: u32,
+    probe: &Probe,
+    counters: &mut WalkCounters,
+) -> Found {
+    let prepared = PreparedTriangle::new(triangles[t as usize].map(|v| pos.get(v)));
+    counters.exact_tests += 1;
+    Found {
+        triangle: t,
+        closest: probe.closest(&prepared),
+        prepared,
+    }
+}
+
+impl Aabb {
+    fn distance_squared(&self, p: Vec3) -> f32 {
+        (self.min - p)
+            .max(p - self.max)
+            .max(Vec3::ZERO)
+            .length_squared()
+    }
+}
+
+/// The triangles sorted along a Morton curve through their centroids (10 bits an axis over the centroids'
+/// box, a three-pass radix sort): neighbours in the order are neighbours in space, so halving the order
+/// halves space. O(triangles).
+fn morton_order<P: Positions>(triangles: &[[u32; 3]], pos: &P, order: &mut Vec<u32>) -> Result<()> {
+    let n = triangles.len();
+    let centroid = |t: &[u32; 3]| t.iter().map(|&v| pos.get(v)).sum::<Vec3>() / 3.0;
+    let b = triangles
+        .iter()
+        .fold(Aabb::EMPTY, |b, t| b.grow(centroid(t)));
+    let scale = 1023.0 / (b.max - b.min).max(Vec3::splat(f32::MIN_POSITIVE));
+    // Spreads the 10 low bits of x to every third bit.
+    let spread = |x: u32| {
+        let mut x = x & 0x3ff;
+        x = (x | (x << 16)) & 0x0300_00ff;
+        x = (x | (x << 8)) & 0x0300_f00f;
+        x = (x | (x << 4)) & 0x030c_30c3;
+        (x | (x << 2)) & 0x0924_9249
+    };
+    let mut keys = Vec::new();
+    grown(&mut keys, n)?;
+    keys.extend(triangles.iter().enumerate().map(|(t, tri)| {
+        let q = ((centroid(tri) - b.min) * scale).clamp(Vec3::ZERO, Vec3::splat(1023.0));
+        let code = spread(q.x as u32) | (spread(q.y as u32) << 1) | (spread(q.z as u32) << 2);
+        (code, t as u32)
+    }));
+    let mut other = Vec::new();
+    grown(&mut other, n)?;
+    other.resize(n, (0, 0));
+    for shift in [0, 10, 20] {
+        let mut count = [0usize; 1025];
+        for &(code, _) in &keys {
+            count[((code >> shift) & 0x3ff) as usize + 1] += 1;
+        }
+        for i in 1..count.len() {
+            count[i] += count[i - 1];
+        }
+        for &k in &keys {
+            let slot = &mut count[((k.0 >> shift) & 0x3ff) as usize];
+            other[*slot] = k;
+            *slot += 1;
+        }
+        std::mem::swap(&mut keys, &mut other);
+    }
+    order.extend(keys.iter().map(|&(_, t)| t));
+    Ok(())
+}
+
+/// Builds the subtree of the next `count` triangles of the order, from `first`, halving it (a left half of
+/// whole leaves, so every leaf but the last is full); appends its nodes depth-first.
+fn split(count: u32, first: u32, nodes: &mut Vec<Node>, parent: &mut Vec<u32>, up: u32) {
+    let index = nodes.len() as u32;
+    parent.push(up);
+    if count as usize <= LEAF_SIZE {
+        nodes.push(Node { first, count });
+        return;
+    }
+    nodes.push(Node { first: 0, count: 0 });
+    let leaf = LEAF_SIZE as u32;
+    let half = (count.div_ceil(2).div_ceil(leaf) * leaf).min(count - 1);
+    split(half, first, nodes, parent, index);
+    nodes[index as usize].first = nodes.len() as u32;
+    split(count - half, first + half, nodes, parent, index);
+}
+
+/// What a search established about an end point's side of the surface, and for how long it holds: while the
+/// point and the mesh have moved less, together, than the point's distance to the mesh then, no surface can
+/// have crossed it (a distance to a set moves no faster than the point, or than the set's points).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Certificate {
+    point: Vec3,
+    travel: f64,
+    clearance: f32,
+    /// Whether the point was inside.
+    pub inside: bool,
+}
+
+impl Certificate {
+    /// The side of `point` at distance `distance` from the mesh, on positions of travel `travel`.
+    pub fn new(point: Vec3, travel: f64, distance: f32, inside: bool) -> Self {
+        let rounding = BOX_SLACK * (1.0 + point.abs().max_element());
+        Self {
+            point,
+            travel,
+            clearance: distance * (1.0 - 1e-5) - rounding,
+            inside,
+        }
+    }
+
+    /// Whether the side still holds for point `p` on positions of travel `travel`.
+    pub fn covers(&self, p: Vec3, travel: f64) -> bool {
+        let moved = f64::from((p - self.point).length()) + (travel - self.travel).abs();
+        moved < f64::from(self.clearance)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Positions that report a travel, as the mirror's do.
+    struct Moved(Vec<Vec3>, f64);
+
+    impl Positions for Moved {
+        fn get(&self, v: u32) -> Vec3 {
+            self.0[v as usize]
+        }
+        fn vertex_count(&self) -> usize {
+            self.0.len()
+        }
+        fn travel(&self) -> Option<f64> {
+            Some(self.1)
+        }
+    }
+
+    /// A torus of `n` x `m` quads, two triangles each: thin enough that a point near one side of the tube
+    /// has a local minimum on the other.
+    fn torus(n: u32, m: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let mut p = Vec::new();
+        for i in 0..n {
+            for j in 0..m {
+                let (u, v) = (
+                    i as f32 / n as f32 * std::f32::consts::TAU,
+                    j as f32 / m as f32 * std::f32::consts::TAU,
+                );
+                let r = 3.0 + 0.6 * v.cos();
+                p.push(Vec3::new(r * u.cos(), r * u.sin(), 0.6 * v.sin()));
+            }
+        }
+        let at = |i: u32, j: u32| (i % n) * m + j % m;
+        let mut t = Vec::new();
+        for i in 0..n {
+            for j in 0..m {
+                t.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
+                t.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
+            }
+        }
+        (p, t)
+    }
+
+    fn brute(pos: &impl Positions, triangles: &[[u32; 3]], p: Vec3) -> f32 {
+        let mut counters = WalkCounters::default();
+        (0..triangles.len() as u32)
+            .map(|t| {
+                evaluate(pos, triangles, t, &Probe::Point(p), &mut counters)
+                    .closest
+                    .distance
+            })
+            .fold(f32::INFINITY, f32::min)
+    }
+
+    /// A few pseudo-random points around the torus.
+    fn points(count: usize) -> impl Iterator<Item = Vec3> {
+        let mut s = 0x2545_f491_u32;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            s as f32 / u32::MAX as f32 * 2.0 - 1.0
+        };
+        (0..count).map(move |_| Vec3::new(next() * 4.5, next() * 4.5, next() * 1.5))
+    }
+
+    fn check(bounds: &Bounds, pos: &impl Positions, triangles: &[[u32; 3]], what: &str) {
+        let mut counters = WalkCounters::default();
+        for (i, p) in points(400).enumerate() {
+            // From no start, and from an arbitrary (usually far) triangle.
+            let t = (i * 37 % triangles.len()) as u32;
+            let start = evaluate(pos, triangles, t, &Probe::Point(p), &mut counters);
+            for start in [None, Some(start)] {
+                let found = bounds
+                    .closest_to_point(pos, triangles, p, start, &mut counters)
+                    .unwrap();
+                let want = brute(pos, triangles, p);
+                assert!(
+                    (found.closest.distance - want).abs() <= 1e-5 * (1.0 + want),
+                    "{what}: {p}: {} but the closest is {want}",
+                    found.closest.distance
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn finds_the_closest_triangle_anywhere() {
+        let (p, t) = torus(40, 12);
+        let bounds = Bounds::new(&t, &p, 0.0).unwrap();
+        check(&bounds, &p, &t, "built");
+        assert_eq!(bounds.nodes.len(), 2 * t.len().div_ceil(LEAF_SIZE) - 1);
+        let mut sorted = bounds.order.clone();
+        sorted.sort_unstable();
+        assert!(sorted.iter().enumerate().all(|(i, &t)| t == i as u32));
+        let empty = Bounds::new(&[], &p, 0.0).unwrap();
+        let mut counters = WalkCounters::default();
+        assert!(
+            empty
+                .closest_to_point(&p, &[], Vec3::ZERO, None, &mut counters)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn boxes_follow_partial_and_whole_writes() {
+        let (p, t) = torus(40, 12);
+        let bounds = Bounds::new(&t, &p, 0.0).unwrap();
+        let adjacency = Adjacency::new(&t, p.len()).unwrap();
+        // A partial write moving a few vertices far: only the nodes above them are refit.
+        let mut moved = Moved(p.clone(), 0.0);
+        for v in 100..110 {
+            moved.0[v] += Vec3::new(0.0, 0.0, 2.5);
+        }
+        moved.1 = 2.5;
+        bounds.refit(&t, &adjacency, &moved, 100..110, 2.5, false);
+        check(&bounds, &moved, &t, "partial write");
+        // Every vertex moved: a whole refit, on two threads.
+        let all = Moved(moved.0.iter().map(|&v| v * 1.2 + Vec3::X).collect(), 4.0);
+        bounds.refit(&t, &adjacency, &all, 0..p.len(), 4.0, true);
+        check(&bounds, &all, &t, "whole write");
+    }
+
+    #[test]
+    fn stale_boxes_grow_by_the_travel_since() {
+        // Positions moved (travel 0.7) after the boxes were fitted (travel 0): the search grows every box by
+        // the difference, and still finds the closest triangle.
+        let (p, t) = torus(40, 12);
+        let bounds = Bounds::new(&t, &p, 0.0).unwrap();
+        let shift = Vec3::new(0.4, -0.3, 0.45);
+        let moved = Moved(p.iter().map(|&v| v + shift).collect(), 0.7);
+        check(&bounds, &moved, &t, "stale boxes");
+    }
+
+    #[test]
+    fn certificates_hold_while_the_motion_is_smaller_than_the_clearance() {
+        let c = Certificate::new(Vec3::ZERO, 1.0, 0.5, true);
+        assert!(c.covers(Vec3::new(0.2, 0.0, 0.0), 1.2));
+        assert!(!c.covers(Vec3::new(0.2, 0.0, 0.0), 1.31));
+        assert!(!c.covers(Vec3::new(0.5, 0.0, 0.0), 1.0));
+        assert!(!Certificate::new(Vec3::ZERO, 0.0, 0.0, false).covers(Vec3::ZERO, 0.0));
+    }
+}
