@@ -14,14 +14,17 @@
 //! - such a component whose signed volume is negative is inward-wound: its triangles' face normals are turned
 //!   over (one of zero volume is taken as wound);
 //! - any other component (open, non-manifold, inconsistently oriented) has no inside of its own: it keeps the
-//!   winding decided before the re-triangulation that made it so, by a majority of its triangles that kept
-//!   their slot (a cut that opens an inward-wound organ does not turn it inside out), and is taken as wound
-//!   when none kept its slot or when the tracker is created on it: on an open sheet, "outside" is the side its
-//!   face normals (counter-clockwise winding) point to.
+//!   winding decided before the re-triangulation that made it so, by a majority of its triangles that the
+//!   previous list held, wherever they were (found through the previous vertex fans; one held with its corners
+//!   reversed counts turned over), so a cut that opens an inward-wound organ, moves its triangles to other
+//!   slots or splits it into pieces does not turn any of it inside out; it is taken as wound when the previous
+//!   list held none of its triangles or when the tracker is created on it: on an open sheet, "outside" is the
+//!   side its face normals (counter-clockwise winding) point to.
 //!
 //! The signed volume is that of the positions when the triangle list is set (a tracker's creation, or a
 //! re-triangulation); a consistently oriented closed surface keeps its sign under any deformation that does
-//! not turn it inside out. Cost: O(triangles) with the adjacency's vertex fans, fans read once per corner.
+//! not turn it inside out. Cost: O(triangles) with the adjacency's vertex fans, fans read once per corner, and
+//! one previous fan per triangle that changed slot.
 
 use super::Positions;
 use super::adjacency::{Adjacency, NONE};
@@ -55,15 +58,49 @@ fn matched_once(triangles: &[[u32; 3]], adjacency: &Adjacency, x: u32, y: u32) -
     forward == 1 && backward == 1
 }
 
+/// A triangle list that a new one replaces (over the same vertices), its adjacency and its windings.
+pub type Previous<'a> = (&'a [[u32; 3]], &'a Adjacency, &'a [bool]);
+
+/// The previous list's answer for triangle `tri` of the new one, if the previous list held it (the same corners
+/// in the same cyclic order: as it was; in the reverse order: turned over), looked up in its slot `t` first,
+/// then in the previous fan of its first corner. `None` for a new triangle or one with a repeated corner.
+fn inherited(
+    tri: &[u32; 3],
+    t: usize,
+    old: &[[u32; 3]],
+    fans: &Adjacency,
+    was: &[bool],
+) -> Option<bool> {
+    if repeated(tri) {
+        return None;
+    }
+    let [a, b, c] = *tri;
+    let same = |o: &[u32; 3]| [[a, b, c], [b, c, a], [c, a, b]].contains(o);
+    let reversed = |o: &[u32; 3]| [[a, c, b], [c, b, a], [b, a, c]].contains(o);
+    if old.get(t) == Some(tri) {
+        return Some(was[t]);
+    }
+    fans.fan(a).iter().find_map(|&u| {
+        let o = &old[u as usize];
+        if same(o) {
+            Some(was[u as usize])
+        } else if reversed(o) {
+            Some(!was[u as usize])
+        } else {
+            None
+        }
+    })
+}
+
 /// For every triangle of `triangles` (with `adjacency`, over `pos`), whether its component is wound inward
 /// (see the module's comment): closed and consistently oriented with a negative signed volume; or, not closed,
-/// inheriting from `previous` (the triangle list this one replaces, with its answers), where most of its
-/// triangles that kept their slot were inward.
+/// inheriting from `previous` (the triangle list this one replaces over the same vertices, its adjacency and
+/// its answers), where most of its triangles that the previous list held, wherever they were, were inward.
 pub fn inward_triangles<P: Positions>(
     triangles: &[[u32; 3]],
     adjacency: &Adjacency,
     pos: &P,
-    previous: Option<(&[[u32; 3]], &[bool])>,
+    previous: Option<Previous>,
 ) -> Result<Vec<bool>> {
     let n = triangles.len();
     // Components by union-find over the edge neighbours, the smaller index as root, so that every triangle's
@@ -118,7 +155,7 @@ pub fn inward_triangles<P: Positions>(
     grow(&mut volume, n)?;
     closed.resize(n, true);
     volume.resize(n, 0.0);
-    // Per component: its kept triangles that were inward, minus those that were not.
+    // Per component: its triangles the previous list held that were inward, minus those that were not.
     let mut votes: Vec<i32> = Vec::new();
     if previous.is_some() {
         grow(&mut votes, n)?;
@@ -132,10 +169,10 @@ pub fn inward_triangles<P: Positions>(
         closed[root] &= !open[t];
         let [a, b, c] = tri.map(|v| pos.get(v).as_dvec3() - origin);
         volume[root] += a.dot(b.cross(c));
-        if let Some((old, was)) = previous {
-            if old.get(t) == Some(tri) {
-                votes[root] += if was[t] { 1 } else { -1 };
-            }
+        if let Some(inward) =
+            previous.and_then(|(old, fans, was)| inherited(tri, t, old, fans, was))
+        {
+            votes[root] += if inward { 1 } else { -1 };
         }
     }
     let mut inward = open;
@@ -235,7 +272,8 @@ mod tests {
     }
 
     /// A cut that opens an inward-wound component keeps it inward; a closed one is decided again whatever it
-    /// was; a component with no kept triangle and not closed is as wound.
+    /// was; a component not closed inherits by its triangles wherever they moved, and is as wound when the
+    /// previous list held none of them.
     #[test]
     fn open_components_inherit_their_winding() {
         let (p, a) = cube(0, Vec3::ZERO);
@@ -243,7 +281,8 @@ mod tests {
         let was = inward(&p, &flipped);
         let then = |new: &[[u32; 3]], old: &[[u32; 3]], was: &[bool]| {
             let adjacency = Adjacency::new(new, p.len()).unwrap();
-            inward_triangles(new, &adjacency, &p, Some((old, was))).unwrap()
+            let fans = Adjacency::new(old, p.len()).unwrap();
+            inward_triangles(new, &adjacency, &p, Some((old, &fans, was))).unwrap()
         };
         // The first face removed by moving the last two triangles into its slots (as SOFA removes them).
         let mut cut = flipped[..10].to_vec();
@@ -253,9 +292,19 @@ mod tests {
         assert!(opened.iter().all(|&i| i));
         // Closed again, wound outward now: decided again.
         assert!(then(&a, &cut, &opened).iter().all(|&i| !i));
-        // Nothing kept: as wound.
+        // Every triangle moved to another slot (a compacting cut, or SOFA's moving the last ones): still inward,
+        // and a triangle's corners rotated are the same triangle.
         let mut moved = cut.clone();
         moved.rotate_left(1);
-        assert!(then(&moved, &cut, &opened).iter().all(|&i| !i));
+        moved[3] = [moved[3][1], moved[3][2], moved[3][0]];
+        assert!(then(&moved, &cut, &opened).iter().all(|&i| i));
+        // A piece cut off on its own, at slots the previous list gave other triangles.
+        let piece = [cut[7], cut[8]];
+        assert!(then(&piece, &cut, &opened).iter().all(|&i| i));
+        // Every triangle reversed: it was inward turned over, so now it is wound the way it faces.
+        assert!(then(&flip(&moved), &cut, &opened).iter().all(|&i| !i));
+        // Nothing the previous list held (a triangle across the cube): as wound.
+        let fresh = [[0, 3, 5]];
+        assert!(then(&fresh, &cut, &opened).iter().all(|&i| !i));
     }
 }

@@ -14,7 +14,7 @@ use super::Positions;
 use super::adjacency::Adjacency;
 use super::bounds::Bounds;
 use super::mirror::PositionMirror;
-use super::orientation::inward_triangles;
+use super::orientation::{Previous, inward_triangles};
 use crate::error::{Error, Result};
 use glam::Vec3;
 use parking_lot::Mutex;
@@ -72,7 +72,7 @@ impl Topology {
             travel,
             generation,
             adjacency,
-            Some((&self.triangles, &self.inward)),
+            Some((&self.triangles, &self.adjacency, &self.inward)),
         )
     }
 
@@ -84,7 +84,7 @@ impl Topology {
         travel: f64,
         generation: u64,
         adjacency: Adjacency,
-        previous: Option<(&[[u32; 3]], &[bool])>,
+        previous: Option<Previous>,
     ) -> Result<Self> {
         let inward = inward_triangles(triangles, &adjacency, pos, previous)?;
         let bounds = Bounds::new(triangles, pos, travel)?;
