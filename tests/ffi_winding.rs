@@ -229,9 +229,8 @@ fn normals(p: &[[f32; 3]], t: &[[u32; 3]]) -> Vec<Vec3> {
 /// Tool paths palpating `spots` spots of the outward mesh `(p, t)`, one each, each for a fresh tracker (a
 /// real tool does not jump from spot to spot inside the organ): from outside along the vertex normal, the tip
 /// circling and going in and out of the surface, and hovering within the tool's radius outside. Only spots
-/// the tool reaches without passing through another part of the organ, over a part at least 1 cm thick: an
-/// end point inside follows the surface it entered through (`src/haptic/contact.rs`), a history that float
-/// ties between equally close triangles could steer either way.
+/// the tool reaches without passing through another part of the organ, over a part at least 1 cm thick (the
+/// piercings and thin parts are `tests/haptic_motions.rs`'s).
 fn path(p: &[[f32; 3]], t: &[[u32; 3]], spots: usize, seed: u64) -> Vec<Vec<TrocarTool>> {
     let normal = normals(p, t);
     let mut rng = Rng(seed);
