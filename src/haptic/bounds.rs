@@ -40,8 +40,8 @@ const PARALLEL_MIN_TRIANGLES: u32 = 1 << 15;
 /// A partial position write refits only the nodes above its vertices while it covers less than this fraction
 /// of them.
 const PARTIAL_REFIT_FRACTION: usize = 8;
-/// Relative float slack added to every box, so that rounding in the distance tests never prunes a triangle
-/// that is as close as the answer.
+/// Relative float rounding of the coordinates: a search skips what is no closer than its answer by this much
+/// (rounding cannot tell the two apart), and a certificate keeps this much clearance.
 const BOX_SLACK: f32 = 4e-6;
 
 /// A node: a leaf holds `order[first..first + count]`; an inner node (`count == 0`) has its children at the
@@ -64,6 +64,10 @@ pub struct Bounds {
     leaf_of: Vec<u32>,
     /// Six `f32` bit patterns per node: the box's least and greatest x, y, z.
     boxes: Box<[AtomicU32]>,
+    /// Five per node, for leaves: a unit normal (its triangles' mean) and the least and greatest offsets of
+    /// their corners along it. A leaf's points lie in that slab: near a smooth surface it is thin and faces the
+    /// point, and bounds the leaf's distance far better than the box, which a tilted patch fills diagonally.
+    slabs: Box<[AtomicU32]>,
     /// Travel (`f64` bits) of the refit last begun, and of the last one completed.
     begun: AtomicU64,
     done: AtomicU64,
@@ -128,9 +132,11 @@ impl Bounds {
                 leaf_of[t as usize] = i as u32;
             }
         }
-        let mut boxes = Vec::new();
+        let (mut boxes, mut slabs) = (Vec::new(), Vec::new());
         grown(&mut boxes, 6 * nodes.len())?;
         boxes.resize_with(6 * nodes.len(), || AtomicU32::new(0));
+        grown(&mut slabs, 5 * nodes.len())?;
+        slabs.resize_with(5 * nodes.len(), || AtomicU32::new(0));
         let (mut listed, mut marked) = (Vec::new(), Vec::new());
         grown(&mut listed, nodes.len())?;
         grown(&mut marked, nodes.len())?;
@@ -141,6 +147,7 @@ impl Bounds {
             parent,
             leaf_of,
             boxes: boxes.into_boxed_slice(),
+            slabs: slabs.into_boxed_slice(),
             begun: AtomicU64::new(travel.to_bits()),
             done: AtomicU64::new(travel.to_bits()),
             scratch: Mutex::new((listed, marked)),
@@ -188,7 +195,7 @@ impl Bounds {
         for &i in dirty.iter() {
             let node = self.nodes[i as usize];
             let fitted = if node.count > 0 {
-                self.fit_leaf(node, triangles, pos)
+                self.fit_leaf(i, node, triangles, pos)
             } else {
                 self.load(i + 1).union(self.load(node.first))
             };
@@ -223,7 +230,7 @@ impl Bounds {
     ) -> Aabb {
         let node = self.nodes[i as usize];
         let fitted = if node.count > 0 {
-            self.fit_leaf(node, triangles, pos)
+            self.fit_leaf(i, node, triangles, pos)
         } else if parallel && self.subtree_triangles(i) > PARALLEL_MIN_TRIANGLES {
             let (l, r) = rayon::join(
                 || self.refit_subtree(i + 1, triangles, pos, parallel),
@@ -252,12 +259,43 @@ impl Bounds {
         b.first + b.count - a.first
     }
 
-    fn fit_leaf<P: Positions>(&self, node: Node, triangles: &[[u32; 3]], pos: &P) -> Aabb {
+    /// Fits leaf `i`'s slab, and returns its box.
+    fn fit_leaf<P: Positions>(&self, i: u32, node: Node, triangles: &[[u32; 3]], pos: &P) -> Aabb {
         let range = node.first as usize..(node.first + node.count) as usize;
-        self.order[range]
-            .iter()
-            .flat_map(|&t| triangles[t as usize])
-            .fold(Aabb::EMPTY, |b, v| b.grow(pos.get(v)))
+        let (mut b, mut normal) = (Aabb::EMPTY, Vec3::ZERO);
+        let mut corners = [Vec3::ZERO; 3 * LEAF_SIZE];
+        for (k, &t) in self.order[range].iter().enumerate() {
+            let [p, q, r] = triangles[t as usize].map(|v| pos.get(v));
+            normal += (q - p).cross(r - p);
+            corners[3 * k..3 * k + 3].copy_from_slice(&[p, q, r]);
+            b = b.grow(p).grow(q).grow(r);
+        }
+        let corners = &corners[..3 * node.count as usize];
+        // No mean direction (no area, or opposite faces): an unbounded slab.
+        let n = normal.normalize_or_zero();
+        let (lo, hi) = if n == Vec3::ZERO {
+            (f32::NEG_INFINITY, f32::INFINITY)
+        } else {
+            corners
+                .iter()
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &c| {
+                    let h = n.dot(c);
+                    (lo.min(h), hi.max(h))
+                })
+        };
+        let words = &self.slabs[5 * i as usize..5 * i as usize + 5];
+        for (w, x) in words.iter().zip([n.x, n.y, n.z, lo, hi]) {
+            w.store(x.to_bits(), Ordering::Relaxed);
+        }
+        b
+    }
+
+    /// Leaf `i`'s slab: its unit normal and offsets.
+    #[inline]
+    fn load_slab(&self, i: u32) -> (Vec3, f32, f32) {
+        let w = &self.slabs[5 * i as usize..5 * i as usize + 5];
+        let f = |k: usize| f32::from_bits(w[k].load(Ordering::Relaxed));
+        (Vec3::new(f(0), f(1), f(2)), f(3), f(4))
     }
 
     /// Stamps a refit's start; its box stores follow the release fence.
@@ -335,30 +373,55 @@ impl Bounds {
             evaluate(pos, triangles, t, &probe, counters)
         });
         let mut plane = SeparatingPlane::of(&best);
-        let grow = grow + BOX_SLACK * (1.0 + p.abs().max_element());
-        let mut stack = [0u32; STACK];
-        let mut top = 1;
-        while top > 0 {
-            top -= 1;
-            let i = stack[top];
+        // Nodes and triangles no closer than the best by this much are skipped: a triangle closer by less than
+        // float rounding of the coordinates is no better an answer.
+        let tie = BOX_SLACK * (1.0 + p.abs().max_element());
+        // Each pending node with its box's distance (the box grown by `grow`), tested against the plane when
+        // pushed: a node is loaded once.
+        let outside = |i: u32, best: &Found, plane: Option<SeparatingPlane>| -> Option<f32> {
             let b = self.load(i);
             let (min, max) = (b.min - Vec3::splat(grow), b.max + Vec3::splat(grow));
             let d = (min - p).max(p - max).max(Vec3::ZERO).length();
-            if d >= best.closest.distance || plane.is_some_and(|s| s.holds_box_behind(min, max)) {
+            let skip = d >= best.closest.distance - tie
+                || plane.is_some_and(|s| s.holds_box_behind(min, max));
+            (!skip).then_some(d)
+        };
+        let mut stack = [(0u32, 0f32); STACK];
+        let mut top = 0;
+        if let Some(d) = outside(0, &best, plane) {
+            stack[0] = (0, d);
+            top = 1;
+        }
+        while top > 0 {
+            top -= 1;
+            let (i, d) = stack[top];
+            if d >= best.closest.distance - tie {
                 continue;
             }
             let node = self.nodes[i as usize];
             if node.count == 0 {
                 // The nearer child is searched first: it is pushed last.
                 let (l, r) = (i + 1, node.first);
-                let near_left =
-                    self.load(l).distance_squared(p) <= self.load(r).distance_squared(p);
-                let (near, far) = if near_left { (l, r) } else { (r, l) };
-                if top + 2 <= STACK {
-                    stack[top] = far;
-                    stack[top + 1] = near;
-                    top += 2;
+                let children = [(l, outside(l, &best, plane)), (r, outside(r, &best, plane))];
+                let [(a, da), (b, db)] = children;
+                let (near, far) = if da.unwrap_or(f32::INFINITY) <= db.unwrap_or(f32::INFINITY) {
+                    ((a, da), (b, db))
+                } else {
+                    ((b, db), (a, da))
+                };
+                for (child, d) in [far, near] {
+                    if let Some(d) = d
+                        && top < STACK
+                    {
+                        stack[top] = (child, d);
+                        top += 1;
+                    }
                 }
+                continue;
+            }
+            let (n, lo, hi) = self.load_slab(i);
+            let h = n.dot(p);
+            if (lo - h).max(h - hi) - grow >= best.closest.distance - tie {
                 continue;
             }
             let range = node.first as usize..(node.first + node.count) as usize;
@@ -372,7 +435,7 @@ impl Bounds {
                     continue;
                 }
                 let prepared = PreparedTriangle::new(corners);
-                if probe.plane_bound(&prepared) >= best.closest.distance {
+                if probe.plane_bound(&prepared) >= best.closest.distance - tie {
                     continue;
                 }
                 counters.exact_tests += 1;
@@ -425,15 +488,6 @@ fn evaluate<P: Positions>(
         triangle: t,
         closest: probe.closest(&prepared),
         prepared,
-    }
-}
-
-impl Aabb {
-    fn distance_squared(&self, p: Vec3) -> f32 {
-        (self.min - p)
-            .max(p - self.max)
-            .max(Vec3::ZERO)
-            .length_squared()
     }
 }
 
@@ -611,7 +665,7 @@ mod tests {
                     .unwrap();
                 let want = brute(pos, triangles, p);
                 assert!(
-                    (found.closest.distance - want).abs() <= 1e-5 * (1.0 + want),
+                    (found.closest.distance - want).abs() <= 3e-5 * (1.0 + want),
                     "{what}: {p}: {} but the closest is {want}",
                     found.closest.distance
                 );
