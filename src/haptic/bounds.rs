@@ -19,9 +19,10 @@
 //! every triangle.
 
 use super::Positions;
-use super::adjacency::Adjacency;
+use super::adjacency::{Adjacency, NONE};
 use super::dynamic_point::{Found, Probe, SeparatingPlane, WalkCounters};
 use crate::error::{Error, Result};
+use crate::geometry::Closest;
 use crate::geometry::closest::PreparedTriangle;
 use glam::Vec3;
 use parking_lot::Mutex;
@@ -341,38 +342,104 @@ impl Bounds {
         if self.nodes.is_empty() {
             return start;
         }
+        let probe = Probe::Point(p);
+        let first =
+            start.unwrap_or_else(|| evaluate(pos, triangles, self.order[0], &probe, counters));
+        let found = self.on_stable_boxes(
+            pos,
+            |grow, counters| {
+                self.search(
+                    pos,
+                    triangles,
+                    p,
+                    first,
+                    |t, _| t == first.triangle,
+                    grow,
+                    counters,
+                )
+            },
+            counters,
+        );
+        Some(found.unwrap_or_else(|| self.every_triangle(pos, triangles, p, first, counters)))
+    }
+
+    /// A lower bound, at most `limit`, of the distance from point `p` to every triangle that shares no corner
+    /// with `corners` (a triangle and its vertex-sharing neighbours excluded).
+    pub fn distance_beyond<P: Positions>(
+        &self,
+        pos: &P,
+        triangles: &[[u32; 3]],
+        p: Vec3,
+        corners: [u32; 3],
+        limit: f32,
+        counters: &mut WalkCounters,
+    ) -> f32 {
+        if self.nodes.is_empty() {
+            return limit;
+        }
+        let bound = Found {
+            triangle: NONE,
+            closest: Closest {
+                distance: limit,
+                on_tool: p,
+                on_mesh: p,
+            },
+            prepared: PreparedTriangle::new([p; 3]),
+        };
+        let excluded = |_, tri: &[u32; 3]| tri.iter().any(|v| corners.contains(v));
+        self.on_stable_boxes(
+            pos,
+            |grow, counters| {
+                self.search(pos, triangles, p, bound, excluded, grow, counters)
+                    .closest
+                    .distance
+            },
+            counters,
+        )
+        .unwrap_or(0.0)
+    }
+
+    /// Runs a search on boxes grown by the travel between them and `pos` (see the module's comment); `None`
+    /// when a refit kept beginning during it.
+    fn on_stable_boxes<P: Positions, R>(
+        &self,
+        pos: &P,
+        mut search: impl FnMut(f32, &mut WalkCounters) -> R,
+        counters: &mut WalkCounters,
+    ) -> Option<R> {
         let travel = pos.travel().unwrap_or(0.0);
         let stamp = |a: &AtomicU64| f64::from_bits(a.load(Ordering::Relaxed));
         for _ in 0..SEARCH_TRIES {
             let done = f64::from_bits(self.done.load(Ordering::Acquire));
             let begun = stamp(&self.begun);
             let grow = (travel - done).abs().max((travel - begun).abs());
-            let found = self.search(pos, triangles, p, start, grow as f32, counters);
+            let r = search(grow as f32, counters);
             // Box loads are ordered before this second look at `begun` (see the module's comment).
             fence(Ordering::Acquire);
             if stamp(&self.begun) == begun {
-                return Some(found);
+                return Some(r);
             }
         }
-        Some(self.every_triangle(pos, triangles, p, start, counters))
+        None
     }
 
-    /// Branch and bound from `start`, every box grown by `grow`.
+    /// Branch and bound from `best` (a triangle, or [`NONE`] at a distance bound), skipping the triangles
+    /// `skip` names, every box grown by `grow`.
+    #[allow(clippy::too_many_arguments)]
     fn search<P: Positions>(
         &self,
         pos: &P,
         triangles: &[[u32; 3]],
         p: Vec3,
-        start: Option<Found>,
+        mut best: Found,
+        skip: impl Fn(u32, &[u32; 3]) -> bool,
         grow: f32,
         counters: &mut WalkCounters,
     ) -> Found {
         let probe = Probe::Point(p);
-        let mut best = start.unwrap_or_else(|| {
-            let t = self.order[0];
-            evaluate(pos, triangles, t, &probe, counters)
-        });
-        let mut plane = SeparatingPlane::of(&best);
+        let mut plane = (best.triangle != NONE)
+            .then(|| SeparatingPlane::of(&best))
+            .flatten();
         // Nodes and triangles no closer than the best by this much are skipped: a triangle closer by less than
         // float rounding of the coordinates is no better an answer.
         let tie = BOX_SLACK * (1.0 + p.abs().max_element());
@@ -426,10 +493,10 @@ impl Bounds {
             }
             let range = node.first as usize..(node.first + node.count) as usize;
             for &t in &self.order[range] {
-                if t == best.triangle {
+                let tri = triangles[t as usize];
+                if t == best.triangle || skip(t, &tri) {
                     continue;
                 }
-                let tri = triangles[t as usize];
                 let corners = tri.map(|v| pos.get(v));
                 if plane.is_some_and(|s| corners.iter().all(|&c| s.holds_behind(c))) {
                     continue;
@@ -459,18 +526,17 @@ impl Bounds {
         pos: &P,
         triangles: &[[u32; 3]],
         p: Vec3,
-        start: Option<Found>,
+        mut best: Found,
         counters: &mut WalkCounters,
     ) -> Found {
         let probe = Probe::Point(p);
-        let mut best = start;
         for t in 0..triangles.len() as u32 {
             let found = evaluate(pos, triangles, t, &probe, counters);
-            if best.is_none_or(|b| found.closest.distance < b.closest.distance) {
-                best = Some(found);
+            if found.closest.distance < best.closest.distance {
+                best = found;
             }
         }
-        best.expect("a hierarchy with nodes has triangles")
+        best
     }
 }
 
@@ -555,9 +621,12 @@ fn split(count: u32, first: u32, nodes: &mut Vec<Node>, parent: &mut Vec<u32>, u
     split(count - half, first + half, nodes, parent, index);
 }
 
-/// What a search established about an end point's side of the surface, and for how long it holds: while the
-/// point and the mesh have moved less, together, than the point's distance to the mesh then, no surface can
-/// have crossed it (a distance to a set moves no faster than the point, or than the set's points).
+/// What a search established about an end point, and for how long it holds:
+/// - its side of the surface, while the point and the mesh have moved less, together, than the point's
+///   distance to the mesh then (no surface can have crossed it: a distance to a set moves no faster than the
+///   point, or than the set's points);
+/// - its closest triangle, while a walk from it finds no vertex-sharing neighbour closer, and every other
+///   triangle (its distance then, less the motion since, is at least `beyond`) is no closer either.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Certificate {
     point: Vec3,
@@ -565,24 +634,49 @@ pub struct Certificate {
     clearance: f32,
     /// Whether the point was inside.
     pub inside: bool,
+    /// The point's closest triangle then.
+    pub triangle: u32,
+    /// A lower bound of the point's distance then to every triangle sharing no corner with `triangle`.
+    beyond: f32,
 }
 
 impl Certificate {
-    /// The side of `point` at distance `distance` from the mesh, on positions of travel `travel`.
-    pub fn new(point: Vec3, travel: f64, distance: f32, inside: bool) -> Self {
+    /// The side of `point` at distance `distance` from the mesh, its closest triangle `triangle`, on
+    /// positions of travel `travel`; `beyond` bounds the distance to the triangles beyond `triangle`'s ring.
+    pub fn new(
+        point: Vec3,
+        travel: f64,
+        distance: f32,
+        inside: bool,
+        triangle: u32,
+        beyond: f32,
+    ) -> Self {
         let rounding = BOX_SLACK * (1.0 + point.abs().max_element());
         Self {
             point,
             travel,
             clearance: distance * (1.0 - 1e-5) - rounding,
             inside,
+            triangle,
+            beyond: beyond - rounding,
         }
+    }
+
+    /// How far point `p` on positions of travel `travel` has moved from the certificate's, mesh included.
+    fn moved(&self, p: Vec3, travel: f64) -> f64 {
+        f64::from((p - self.point).length()) + (travel - self.travel).abs()
     }
 
     /// Whether the side still holds for point `p` on positions of travel `travel`.
     pub fn covers(&self, p: Vec3, travel: f64) -> bool {
-        let moved = f64::from((p - self.point).length()) + (travel - self.travel).abs();
-        moved < f64::from(self.clearance)
+        self.moved(p, travel) < f64::from(self.clearance)
+    }
+
+    /// Whether `triangle`, at `distance` from point `p` (positions of travel `travel`) and with no closer
+    /// vertex-sharing neighbour, is still the closest of the whole mesh.
+    pub fn still_closest(&self, p: Vec3, travel: f64, triangle: u32, distance: f32) -> bool {
+        triangle == self.triangle
+            && f64::from(distance) <= f64::from(self.beyond) - self.moved(p, travel)
     }
 }
 
@@ -723,10 +817,14 @@ mod tests {
 
     #[test]
     fn certificates_hold_while_the_motion_is_smaller_than_the_clearance() {
-        let c = Certificate::new(Vec3::ZERO, 1.0, 0.5, true);
+        let c = Certificate::new(Vec3::ZERO, 1.0, 0.5, true, 7, 0.9);
         assert!(c.covers(Vec3::new(0.2, 0.0, 0.0), 1.2));
         assert!(!c.covers(Vec3::new(0.2, 0.0, 0.0), 1.31));
         assert!(!c.covers(Vec3::new(0.5, 0.0, 0.0), 1.0));
-        assert!(!Certificate::new(Vec3::ZERO, 0.0, 0.0, false).covers(Vec3::ZERO, 0.0));
+        assert!(!Certificate::new(Vec3::ZERO, 0.0, 0.0, false, 7, 0.0).covers(Vec3::ZERO, 0.0));
+        // The closest triangle holds while its distance stays below what lies beyond, less the motion.
+        assert!(c.still_closest(Vec3::new(0.1, 0.0, 0.0), 1.1, 7, 0.6));
+        assert!(!c.still_closest(Vec3::new(0.1, 0.0, 0.0), 1.1, 8, 0.6));
+        assert!(!c.still_closest(Vec3::new(0.1, 0.0, 0.0), 1.2, 7, 0.65));
     }
 }

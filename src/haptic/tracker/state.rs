@@ -35,6 +35,11 @@ pub(super) struct State {
     /// version it was found on: an update asking at the same point (the entry point never moves) on the same
     /// positions would find exactly this, so it is taken as it is.
     pub(super) end_reuse: Vec<Option<(u64, EndPoint)>>,
+    /// The end points and the positions' travel of the last update (committed), and of the attempt.
+    pub(super) last_points: Vec<Vec3>,
+    pub(super) last_travel: f64,
+    pub(super) next_points: Vec<Vec3>,
+    pub(super) next_travel: f64,
     /// The attempt's dynamic points, and whether each segment is apart from the surface and outside.
     pub(super) found_segments: Vec<Found>,
     pub(super) outside: Vec<bool>,
@@ -156,6 +161,10 @@ impl State {
             next_certificates: vec![None; n + 1],
             found_ends: vec![placeholder; n + 1],
             end_reuse: vec![None; n + 1],
+            last_points: vec![Vec3::ZERO; n + 1],
+            last_travel: 0.0,
+            next_points: vec![Vec3::ZERO; n + 1],
+            next_travel: 0.0,
             found_segments: vec![nothing; n],
             outside: vec![false; n],
             contacts: Vec::with_capacity(n),
@@ -309,7 +318,9 @@ impl State {
     fn end_points<P: Positions>(&mut self, pos: &P, line: &Line, radius: f32, tally: &mut Tally) {
         let n = line.n;
         let travel = pos.travel().unwrap_or(0.0);
+        self.next_travel = travel;
         for j in 0..=n {
+            self.next_points[j] = line.point(j);
             let adjacent = j.saturating_sub(1)..j.min(n - 1) + 1;
             let touching = adjacent
                 .clone()
@@ -327,6 +338,15 @@ impl State {
                 continue;
             }
             let walked = self.walk_end_point(pos, j, p, adjacent, tally);
+            // Its last search's triangle, still the closest: as exact as a search.
+            if let (Some(c), Some((found, true))) = (certain, walked)
+                && c.still_closest(p, travel, found.triangle, found.closest.distance)
+            {
+                self.found_ends[j] = EndPoint::exact(p, found, c.inside);
+                self.next_end_points[j] = found.triangle;
+                continue;
+            }
+            let walked = walked.map(|(found, _)| found);
             match walked {
                 // Outside for certain: the walk's triangle is the strip's route target.
                 Some(found) if outside => {
@@ -374,7 +394,8 @@ impl State {
     }
 
     /// End point `j`'s walk (at `p`): from an `adjacent` segment's answer when its closest point is this end
-    /// point, else from where the end point was. `None` when it has no previous answer.
+    /// point, else from where the end point was, and whether that walk found no neighbour closer than its
+    /// start. `None` when it has no previous answer.
     #[inline]
     fn walk_end_point<P: Positions>(
         &mut self,
@@ -383,7 +404,7 @@ impl State {
         p: Vec3,
         mut adjacent: std::ops::Range<usize>,
         tally: &mut Tally,
-    ) -> Option<Found> {
+    ) -> Option<(Found, bool)> {
         let tiny = 1e-12 * (1.0 + p.length_squared());
         if let Some(k) = adjacent.find(|&k| {
             let c = &self.found_segments[k].closest;
@@ -392,7 +413,7 @@ impl State {
             // The segment's closest point is this end point: so is its answer.
             let mut found = self.found_segments[k];
             found.closest.on_tool = p;
-            return Some(found);
+            return Some((found, false));
         }
         let start = self.end_points[j];
         if start == NONE {
@@ -401,7 +422,9 @@ impl State {
         let (topology, counters) = (&*self.topology, &mut tally.counters);
         let probe = Probe::Point(p);
         let found = evaluate(pos, topology, start, &probe, counters);
-        Some(walk(pos, topology, found, &probe, WALK_STEPS, counters))
+        let steps = counters.steps;
+        let found = walk(pos, topology, found, &probe, WALK_STEPS, counters);
+        Some((found, counters.steps == steps))
     }
 
     /// End point `j` (at `p`) searched for exactly from its walk's answer: the mesh's closest triangle, its
@@ -426,7 +449,25 @@ impl State {
         let c = &found.closest;
         let inside = c.distance > 0.0
             && !is_outside(pos, topology, found.triangle, &found.prepared, c.on_mesh, p);
-        self.next_certificates[j] = Some(Certificate::new(p, travel, c.distance, inside));
+        // What lies beyond the closest triangle's ring, where that ring is wide enough, compared with the
+        // end point's last move, to keep the triangle closest over the next updates: a search then certifies
+        // them all, a walk that stays put on it being enough (on a fine mesh the ring is too narrow).
+        let corners = found.prepared.corners();
+        let edge = (0..3)
+            .map(|i| (corners[i] - corners[(i + 1) % 3]).length())
+            .fold(f32::INFINITY, f32::min);
+        let margin = (c.distance * c.distance + edge * edge).sqrt() - c.distance;
+        let step = (p - self.last_points[j]).length() + (travel - self.last_travel).abs() as f32;
+        let beyond = if margin > 2.0 * step {
+            let tri = topology.triangles[found.triangle as usize];
+            let limit = c.distance + margin;
+            let far = &topology.bounds;
+            far.distance_beyond(pos, &topology.triangles, p, tri, limit, counters)
+        } else {
+            f32::NEG_INFINITY
+        };
+        let certificate = Certificate::new(p, travel, c.distance, inside, found.triangle, beyond);
+        self.next_certificates[j] = Some(certificate);
         self.found_ends[j] = EndPoint::exact(p, found, inside);
         self.next_end_points[j] = found.triangle;
     }
@@ -478,6 +519,8 @@ impl State {
         std::mem::swap(&mut self.segments, &mut self.next_segments);
         std::mem::swap(&mut self.end_points, &mut self.next_end_points);
         std::mem::swap(&mut self.certificates, &mut self.next_certificates);
+        std::mem::swap(&mut self.last_points, &mut self.next_points);
+        self.last_travel = self.next_travel;
         self.seeds.clear();
         let s = &mut self.stats;
         s.updates += 1;
