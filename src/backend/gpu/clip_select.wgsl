@@ -617,11 +617,12 @@ fn depth(q: Query, p: vec3<f32>) -> f32 {
 
 // select.rs::contact_normal: the unit direction pushing the mesh off the tool.
 fn contact_normal(c: Closest, face_normal: vec3<f32>, q: Query) -> vec3<f32> {
-    if (c.distance > 1e-6 * q.radius) {
-        // Normalized by the points' own distance: the compiler may reassociate how `distance` was computed
-        // from them (fused multiply-adds), which at a tiny distance is far from unit.
-        let d = c.on_mesh - c.on_tool;
-        return d / sqrt(length_squared(d));
+    // Decided and normalized by the points' own distance, not `c.distance`: the compiler may reassociate how
+    // that was computed from them (fused multiply-adds), leaving it nonzero for coincident points (0 / 0).
+    let d = c.on_mesh - c.on_tool;
+    let apart = sqrt(length_squared(d));
+    if (apart > 1e-6 * q.radius) {
+        return d / apart;
     }
     var push = q.b.xyz - q.a.xyz;
     if (q.shape == SHAPE_TRIANGLE && any(q.c.xyz != q.b.xyz)) {
