@@ -758,6 +758,40 @@ static void async_cases(void) {
     check_untouched("the asynchronous calls"); /* and restores the baseline answer */
 }
 
+/* See pending_cases: a wide tool over the whole grid, 40 times in one batch, on a mesh destroyed before the wait. */
+static void overflow_destroyed_case(TrocarContext *gpu, TrocarMeshId mesh) {
+    enum { QUERIES = 40 };
+    TrocarQuery q[QUERIES];
+    TrocarResults *r = NULL;
+    TrocarMeshId gone;
+    const TrocarHit *h = NULL;
+    uint32_t pending = 7, count = 7, n = 0;
+    int k;
+
+    if (!check(trocar_mesh_create(gpu, g_pos, NV, g_tri, NT, &gone) == TROCAR_OK, "mesh to destroy on the GPU") ||
+        !check(trocar_results_create(gpu, &r) == TROCAR_OK, "fresh results on the GPU"))
+        return;
+    for (k = 0; k < QUERIES; k++) {
+        q[k] = trocar_default_query();
+        q[k].mesh = gone;
+        q[k].tool = base_tool();
+        q[k].tool.radius = 4.0f; /* every vertex of the grid is within 3.1 of the axis */
+        q[k].hits_only = 1;
+    }
+    EXPECT(trocar_query_submit(gpu, q, QUERIES, r), TROCAR_OK, "query_submit: overflowing, mesh destroyed next");
+    EXPECT(trocar_mesh_destroy(gpu, gone), TROCAR_OK, "mesh_destroy: its overflowing batch in flight");
+    EXPECT(trocar_results_wait(gpu, r), TROCAR_ERROR_RESULTS_OVERFLOW, "results_wait: overflowed, mesh destroyed");
+    check(trocar_results_is_pending(r, &pending) == TROCAR_OK && pending == 0, "pending after RESULTS_OVERFLOW");
+    check(trocar_results_query_count(r, &count) == TROCAR_OK && count == 0,
+          "%u queries readable after RESULTS_OVERFLOW", count);
+    for (k = 0; k < QUERIES; k++) q[k].mesh = mesh;
+    EXPECT(trocar_query_submit(gpu, q, QUERIES, r), TROCAR_OK, "query_submit: the batch again on a live mesh");
+    EXPECT(trocar_results_wait(gpu, r), TROCAR_OK, "results_wait: the batch again on a live mesh");
+    check(trocar_results_hits(r, QUERIES - 1, &h, &n) == TROCAR_OK && n == NT, "the batch again: %u hits, not %u",
+          n, NT);
+    trocar_results_destroy(r);
+}
+
 /* A batch in flight on the GPU (software adapters allowed): every other use of its results object is refused
  * with TROCAR_ERROR_PENDING, nothing is written, and the wait makes the answers readable. Skipped without a GPU
  * adapter, unless the environment variable CI is "true". */
@@ -844,6 +878,10 @@ static void pending_cases(void) {
               "the batch of a destroyed mesh answers %u hits, not %u", mine_n, g_base_static_n);
         q[0].mesh = q[1].mesh = mesh;
     }
+    /* A batch overflowing its first read-back buffers (40 queries x 32 hits > 1,024) whose mesh is destroyed before
+     * the wait cannot be re-run: TROCAR_ERROR_RESULTS_OVERFLOW, nothing pending or readable; again on a live
+     * mesh it answers. */
+    overflow_destroyed_case(gpu, mesh);
     /* A results object destroyed with its batch in flight, then its context: nothing leaks or crashes. */
     if (check(trocar_results_create(gpu, &dropped) == TROCAR_OK, "results to drop")) {
         EXPECT(trocar_query_submit(gpu, q, 2, dropped), TROCAR_OK, "query_submit: results destroyed in flight");

@@ -564,8 +564,8 @@ typedef struct TrocarCcdContact {
 #define TROCAR_ERROR_PENDING 9
 
 /**
- * A submitted GPU batch overflowed its buffers and its meshes changed before it could be re-run; the buffers
- * have grown, submit again.
+ * A submitted GPU batch overflowed its buffers and a mesh of it was updated or destroyed before it could be
+ * re-run; the buffers have grown, submit again.
  */
 #define TROCAR_ERROR_RESULTS_OVERFLOW 10
 
@@ -969,7 +969,9 @@ TrocarStatus trocar_results_feedback(const struct TrocarResults *results,
  * # Returns
  * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a wrong pointer, a foreign results
  * object); `TROCAR_ERROR_DEVICE_LOST` (the context has switched to the CPU backend: submit again);
- * `TROCAR_ERROR_RESULTS_OVERFLOW` (submit again); `TROCAR_ERROR_OUT_OF_MEMORY`.
+ * `TROCAR_ERROR_RESULTS_OVERFLOW` (the GPU batch found more hits than its buffers held and a mesh of it was
+ * updated or destroyed before the wait, so it could not be re-run: nothing is readable, the buffers have grown;
+ * submit again, without a destroyed mesh); `TROCAR_ERROR_OUT_OF_MEMORY`.
  */
 TrocarStatus trocar_results_wait(const struct TrocarContext *ctx,
                                  struct TrocarResults *results);

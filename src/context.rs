@@ -405,7 +405,8 @@ impl Context {
     }
 
     /// Waits for the batch [`Context::submit`] started and makes its answers readable; returns at once if
-    /// none is in flight.
+    /// none is in flight. A GPU batch that overflowed its buffers and whose meshes were updated or destroyed
+    /// since submission cannot be re-run: [`ErrorKind::ResultsOverflow`], `results` left empty.
     pub fn wait(&self, results: &mut Results) -> Result<()> {
         self.collect(results, true)
     }

@@ -24,7 +24,8 @@ pub enum ErrorKind {
     Panic,
     /// The results object holds a submitted batch that has not been collected yet.
     Pending,
-    /// A submitted batch found more hits than its buffers held and its meshes changed before it could be re-run.
+    /// A submitted batch found more hits than its buffers held and a mesh of it was updated or destroyed before it
+    /// could be re-run.
     ResultsOverflow,
 }
 

@@ -848,6 +848,97 @@ fn overflowing_queries_return_every_hit() {
     stats.print("overflowing queries");
 }
 
+/// A flat `n` x `n` grid of unit squares (2 n² triangles) in the plane z = 0, from the origin.
+fn flat_grid(n: u32) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let positions = (0..=n)
+        .flat_map(|j| (0..=n).map(move |i| [i as f32, j as f32, 0.0]))
+        .collect();
+    let triangles = (0..n)
+        .flat_map(|j| (0..n).map(move |i| j * (n + 1) + i))
+        .flat_map(|a| [[a, a + 1, a + n + 2], [a, a + n + 2, a + n + 1]])
+        .collect();
+    (positions, triangles)
+}
+
+/// A submitted batch that overflows its first buffers (1,152 hits per query, 1,024 in the first buffers)
+/// cannot be re-run once one of its meshes is destroyed: the wait answers ResultsOverflow (documented, unlike
+/// the stale handle the re-run would meet), leaves nothing pending or readable and the context on the GPU; the
+/// batch without that mesh then answers. A batch that did not overflow needs no re-run and answers despite the
+/// destroyed mesh. Hit counts are the exact f64 reference's.
+#[test]
+fn an_overflowing_batch_whose_mesh_was_destroyed() {
+    let Some(ctx) = gpu_context(1) else {
+        return;
+    };
+    let (p, t) = flat_grid(24);
+    // A vertical tool over the grid's centre: the wide one reaches every triangle, the narrow one a few.
+    let tool = |radius| Tool {
+        entry: Vec3::new(12.0, 12.0, 5.0),
+        tip: Vec3::new(12.0, 12.0, -1.0),
+        radius,
+        up: Vec3::ZERO,
+    };
+    let query = |mesh, radius| Query {
+        mesh,
+        tool: tool(radius),
+        new_tip: None,
+        volume: VolumeKind::Capsule,
+        hits_only: true,
+    };
+    let exact_hits = |radius: f32| {
+        let (e, tip) = (
+            d3(tool(radius).entry.to_array()),
+            d3(tool(radius).tip.to_array()),
+        );
+        t.iter()
+            .filter(|&&tri| {
+                exact::segment_triangle(e, tip, tri64(&p, tri)).distance <= f64::from(radius)
+            })
+            .count()
+    };
+    let (wide, narrow) = (20.0, 1.5);
+    let (all, few) = (exact_hits(wide), exact_hits(narrow));
+    assert!(
+        all == t.len() && all > 1024 && few < 100,
+        "{all} and {few} hits"
+    );
+    let kept = ctx.create_mesh(&p, &t).unwrap();
+    for (gone_first, radius) in [(true, wide), (false, wide), (true, narrow)] {
+        let gone = ctx.create_mesh(&p, &t).unwrap();
+        let mut batch = vec![query(gone, radius), query(kept, radius)];
+        if !gone_first {
+            batch.reverse();
+        }
+        let what = format!("destroyed mesh first: {gone_first}, radius {radius}");
+        let mut r = ctx.create_results();
+        ctx.submit(&batch, &mut r).unwrap();
+        ctx.destroy_mesh(gone).unwrap();
+        let waited = ctx.wait(&mut r);
+        if radius == wide {
+            let e = waited.expect_err("an overflowing batch whose mesh was destroyed");
+            assert_eq!(e.kind, ErrorKind::ResultsOverflow, "Gpu ({what}): {e}");
+            assert!(e.message.contains("destroyed"), "Gpu ({what}): {e}");
+            assert!(
+                !r.is_pending() && r.is_empty(),
+                "Gpu ({what}): nothing readable after ResultsOverflow"
+            );
+        } else {
+            waited.unwrap_or_else(|e| panic!("Gpu ({what}): a batch that fitted: {e}"));
+            let counts = [r.hits(0).unwrap().len(), r.hits(1).unwrap().len()];
+            assert_eq!(counts, [few, few], "Gpu ({what}): hits");
+        }
+        assert_eq!(
+            ctx.backend_kind(),
+            BackendKind::Gpu,
+            "Gpu ({what}): backend"
+        );
+        ctx.query(&[query(kept, radius)], &mut r)
+            .unwrap_or_else(|e| panic!("Gpu ({what}): the batch without the destroyed mesh: {e}"));
+        let want = if radius == wide { all } else { few };
+        assert_eq!(r.hits(0).unwrap().len(), want, "Gpu ({what}): hits after");
+    }
+}
+
 /// After the device is lost, the next query reports it, and the context carries on with the CPU backend:
 /// same meshes, same results objects, answers identical to a CPU context's, updates and new meshes working.
 #[test]

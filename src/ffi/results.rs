@@ -250,7 +250,9 @@ pub unsafe extern "C" fn trocar_results_feedback(
 /// # Returns
 /// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a wrong pointer, a foreign results
 /// object); `TROCAR_ERROR_DEVICE_LOST` (the context has switched to the CPU backend: submit again);
-/// `TROCAR_ERROR_RESULTS_OVERFLOW` (submit again); `TROCAR_ERROR_OUT_OF_MEMORY`.
+/// `TROCAR_ERROR_RESULTS_OVERFLOW` (the GPU batch found more hits than its buffers held and a mesh of it was
+/// updated or destroyed before the wait, so it could not be re-run: nothing is readable, the buffers have grown;
+/// submit again, without a destroyed mesh); `TROCAR_ERROR_OUT_OF_MEMORY`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn trocar_results_wait(
     ctx: *const TrocarContext,

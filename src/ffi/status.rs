@@ -33,8 +33,8 @@ pub const TROCAR_ERROR_OUT_OF_MEMORY: TrocarStatus = 7;
 pub const TROCAR_ERROR_PANIC: TrocarStatus = 8;
 /// The results object has a submitted batch not yet collected with `trocar_results_wait`.
 pub const TROCAR_ERROR_PENDING: TrocarStatus = 9;
-/// A submitted GPU batch overflowed its buffers and its meshes changed before it could be re-run; the buffers
-/// have grown, submit again.
+/// A submitted GPU batch overflowed its buffers and a mesh of it was updated or destroyed before it could be
+/// re-run; the buffers have grown, submit again.
 pub const TROCAR_ERROR_RESULTS_OVERFLOW: TrocarStatus = 10;
 
 /// The status value for an error kind.

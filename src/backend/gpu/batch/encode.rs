@@ -89,14 +89,19 @@ impl GpuScratch {
         for &i in &self.order {
             let id = queries[i as usize].mesh;
             if guards.last().is_none_or(|(last, _)| *last != id) {
+                // An asynchronous re-run answers ResultsOverflow for a destroyed mesh as for a changed one.
                 let mesh = meshes.get(id).map_err(|e| {
-                    Error::new(
-                        e.kind,
-                        format!(
-                            "a mesh of the batch is gone before its re-run: {}",
-                            e.message
-                        ),
-                    )
+                    if same_versions {
+                        self.overflowed("was destroyed", "without it")
+                    } else {
+                        Error::new(
+                            e.kind,
+                            format!(
+                                "a mesh of the batch is gone before its re-run: {}",
+                                e.message
+                            ),
+                        )
+                    }
                 })?;
                 guards.push((id, mesh.read()));
             }
@@ -107,14 +112,7 @@ impl GpuScratch {
                 .zip(&self.versions)
                 .any(|((id, m), (was, version))| id != was || m.version() != *version);
             if changed {
-                return Err(Error::new(
-                    ErrorKind::ResultsOverflow,
-                    format!(
-                        "the batch found more hits than its buffers held ({} hits, {} feedback vertices) and a \
-                         mesh changed before it could be re-run; the buffers have grown: submit again",
-                        self.hit_capacity, self.feedback_capacity
-                    ),
-                ));
+                return Err(self.overflowed("changed", "again"));
             }
         } else {
             self.versions.clear();
@@ -122,6 +120,19 @@ impl GpuScratch {
                 .extend(guards.iter().map(|(id, m)| (*id, m.version())));
         }
         Ok(guards)
+    }
+
+    /// An asynchronous batch that overflowed its buffers and cannot be re-run because a mesh `what` since
+    /// submission: the buffers have grown, so the caller submits `how`.
+    fn overflowed(&self, what: &str, how: &str) -> Error {
+        Error::new(
+            ErrorKind::ResultsOverflow,
+            format!(
+                "the batch found more hits than its buffers held ({} hits, {} feedback vertices) and a mesh \
+                 of it {what} before it could be re-run; the buffers have grown: submit {how}",
+                self.hit_capacity, self.feedback_capacity
+            ),
+        )
     }
 
     /// The queries in dispatch order, and the dispatches: one per run of queries on a mesh whose outcodes fit
