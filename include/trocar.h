@@ -824,7 +824,9 @@ TrocarStatus trocar_query_dynamic(const struct TrocarContext *ctx,
 /**
  * Runs many queries (many tools × meshes) at once.
  *
- * One GPU submission on the GPU backend; query `i`'s answers are at index `i` of `results`.
+ * One GPU submission on the GPU backend; query `i`'s answers are at index `i` of `results`. The batch reads
+ * its meshes as they were at one instant, on either backend: an update from another thread lands before all of
+ * its queries or after all of them, never between two (the batch holds its meshes' read locks while it reads).
  *
  * # Safety
  * - `ctx`: a live context.

@@ -335,6 +335,8 @@ impl Context {
 
     /// Answers a batch of queries. A refused batch (bad id or pose, results still pending) runs nothing and
     /// leaves `results` as it was; if the backend fails (device lost, out of memory), `results` is left empty.
+    /// The batch reads its meshes as they were at one instant: an update on another thread lands before all of
+    /// its queries or after all of them.
     pub fn query(&self, queries: &[Query], results: &mut Results) -> Result<()> {
         self.submit(queries, results)?;
         // A blocking call answers for the meshes as they are during the call: an overflow re-run may see a

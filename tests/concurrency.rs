@@ -180,3 +180,131 @@ fn a_split_update_and_batched_queries_on_its_mesh_finish() {
         t.join().unwrap();
     }
 }
+
+/// A batch reads one snapshot of its mesh: a thread alternates a sheet between two rigid poses (z = 0 and
+/// z = 1) with whole-range updates while batches of 256 vertical tools, their tips at z = 0.5 over the cells'
+/// centres, run on it. At z = 0 no tool reaches the sheet, at z = 1 each pierces its cell's two triangles (by
+/// the exact f64 reference, 0.2 from either boundary), so every query of a batch must report the same pose.
+/// CPU contexts with one thread and with two (query-parallel batches), and the GPU when there is one; a few
+/// seconds each.
+#[test]
+fn a_batch_sees_one_pose_of_its_mesh() {
+    let mut configs: Vec<(BackendKind, u32)> = vec![(BackendKind::Cpu, 1), (BackendKind::Cpu, 2)];
+    configs.extend(common::gpu().map(|gpu| (gpu, 1)));
+    for (backend, threads) in configs {
+        one_pose_per_batch(backend, threads);
+    }
+}
+
+/// Sets its flag when dropped.
+struct StopOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A `side` × `side` sheet of unit cells at height `z`, two triangles per cell.
+fn sheet(side: u32, z: f32) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let positions = (0..=side)
+        .flat_map(|j| (0..=side).map(move |i| [i as f32, j as f32, z]))
+        .collect();
+    let triangles = (0..side)
+        .flat_map(|j| (0..side).map(move |i| j * (side + 1) + i))
+        .flat_map(|a| [[a, a + 1, a + side + 2], [a, a + side + 2, a + side + 1]])
+        .collect();
+    (positions, triangles)
+}
+
+fn one_pose_per_batch(backend: BackendKind, threads: u32) {
+    const SIDE: u32 = 64;
+    let (low, triangles) = sheet(SIDE, 0.0);
+    let (high, _) = sheet(SIDE, 1.0);
+    let ctx = common::context(backend, threads);
+    let mesh = ctx.create_mesh(&low, &triangles).unwrap();
+    let tools: Vec<Tool> = (0..256u32)
+        .map(|k| {
+            let (x, y) = ((k * 7 % SIDE) as f32 + 0.5, (k * 13 % SIDE) as f32 + 0.5);
+            Tool {
+                entry: Vec3::new(x, y, 4.0),
+                tip: Vec3::new(x, y, 0.5),
+                radius: 0.3,
+                up: Vec3::ZERO,
+            }
+        })
+        .collect();
+    // What each tool hits in each pose, by the exact reference.
+    let expected = |pose: &[[f32; 3]]| -> Vec<Vec<u32>> {
+        tools
+            .iter()
+            .map(|t| {
+                let (e, p) = (common::d3(t.entry.to_array()), common::d3(t.tip.to_array()));
+                (0..triangles.len() as u32)
+                    .filter(|&i| {
+                        let tri = common::tri64(pose, triangles[i as usize]);
+                        // Triangles farther than the radius in x or y alone need no exact distance.
+                        let near = (0..2).all(|k| {
+                            let lo = tri.iter().map(|v| v[k]).fold(f64::INFINITY, f64::min);
+                            let hi = tri.iter().map(|v| v[k]).fold(f64::NEG_INFINITY, f64::max);
+                            lo - 0.3 <= e[k] && e[k] <= hi + 0.3
+                        });
+                        near && common::reference::segment_triangle(e, p, tri).distance <= 0.3
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let poses = [expected(&low), expected(&high)];
+    assert!(poses[0].iter().all(|h| h.is_empty()) && poses[1].iter().all(|h| h.len() == 2));
+    let batch: Vec<trocar::Query> = tools
+        .iter()
+        .map(|&tool| trocar::Query {
+            mesh,
+            tool,
+            new_tip: None,
+            volume: VolumeKind::Capsule,
+            hits_only: true,
+        })
+        .collect();
+
+    let stop = AtomicBool::new(false);
+    let (mut seen, mut updates) = ([0usize; 2], 0usize);
+    std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            let mut k = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                ctx.update_positions(mesh, 0, [&high, &low][k % 2]).unwrap();
+                k += 1;
+            }
+            k
+        });
+        // The writer stops when the checks end, failed or not.
+        let _stop = StopOnDrop(&stop);
+        let mut r = ctx.create_results();
+        let started = std::time::Instant::now();
+        while started.elapsed() < std::time::Duration::from_secs(2) {
+            ctx.query(&batch, &mut r)
+                .unwrap_or_else(|e| panic!("{backend:?}: batch: {e}"));
+            let pose = |q: usize| {
+                let got: Vec<u32> = r.hits(q).unwrap().iter().map(|h| h.triangle).collect();
+                poses.iter().position(|p| p[q] == got)
+            };
+            let first = pose(0).unwrap_or_else(|| panic!("{backend:?}: query 0 saw neither pose"));
+            for q in 1..batch.len() {
+                assert_eq!(
+                    pose(q),
+                    Some(first),
+                    "{backend:?} ({threads} threads): query {q} of a batch saw another pose than query 0"
+                );
+            }
+            seen[first] += 1;
+        }
+        drop(_stop);
+        updates = writer.join().unwrap();
+    });
+    println!(
+        "{backend:?} ({threads} threads): {} batches at z = 0, {} at z = 1, {updates} updates meanwhile",
+        seen[0], seen[1]
+    );
+}

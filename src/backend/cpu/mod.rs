@@ -13,6 +13,8 @@ use crate::error::{Error, Result};
 use crate::mesh::Mesh;
 use crate::mesh_store::MeshTable;
 use crate::query::QueryOutput;
+use arrayvec::ArrayVec;
+use parking_lot::RwLockReadGuard;
 use rayon::prelude::*;
 
 /// Meshes with fewer triangles than this are answered on the calling thread: below it the fork-join and the
@@ -30,8 +32,8 @@ pub struct CpuScratch {
     chunks: Vec<QueryOutput>,
     /// One scratch per query when a batch of small queries runs in parallel.
     per_query: Vec<CpuScratch>,
-    /// In `per_query`: this query's mesh was being written, so the calling thread answers it.
-    waiting: bool,
+    /// The batch's distinct mesh slots, in the order their locks are taken.
+    slots: Vec<usize>,
 }
 
 /// The CPU backend, with its own worker pool when it may use more than one thread.
@@ -69,6 +71,10 @@ impl Backend for CpuBackend {
         self.pool.as_ref()
     }
 
+    /// Reads one snapshot of each mesh: every distinct mesh's read lock is taken once, in slot order (as the
+    /// GPU batch and the CCD query do, so no two lockers wait on each other in a cycle), and held for the whole
+    /// batch. Nothing below locks a mesh again: parking_lot's fair lock would make a second read of the same
+    /// lock wait behind a waiting writer, itself waiting for the first.
     fn submit(
         &self,
         meshes: &MeshTable<'_>,
@@ -77,11 +83,50 @@ impl Backend for CpuBackend {
         scratch: &mut BackendScratch,
     ) -> Result<Submission> {
         let scratch = &mut scratch.cpu;
-        // Only a batch can go query-parallel; a single query skips this extra look at the meshes.
+        let slots = &mut scratch.slots;
+        slots.clear();
+        slots.extend(queries.iter().map(|q| q.slot));
+        slots.sort_unstable();
+        slots.dedup();
+        let lock = |&slot: &usize| (slot, meshes.slot(slot).read());
+        // A batch on a few meshes keeps its guards on the stack, so that a warmed-up batch allocates nothing.
+        let (few, many): (ArrayVec<Locked<'_>, STACK_MESHES>, Vec<Locked<'_>>);
+        let locked: &[Locked<'_>] = if slots.len() <= STACK_MESHES {
+            few = slots.iter().map(lock).collect();
+            &few
+        } else {
+            many = slots.iter().map(lock).collect();
+            &many
+        };
+        let mesh_of = |q: &PreparedQuery| -> &Mesh {
+            let k = locked.partition_point(|(slot, _)| *slot < q.slot);
+            &locked[k].1
+        };
+        self.run_batch(mesh_of, queries, outputs, scratch);
+        Ok(Submission::Done)
+    }
+}
+
+/// A mesh's slot and its read guard, held for a whole batch.
+type Locked<'m> = (usize, RwLockReadGuard<'m, Mesh>);
+
+/// Batches on at most this many distinct meshes keep their guards on the stack.
+const STACK_MESHES: usize = 64;
+
+impl CpuBackend {
+    /// Answers every query of a batch on the meshes `mesh_of` gives, which are locked for the whole batch.
+    fn run_batch<'m>(
+        &self,
+        mesh_of: impl Fn(&PreparedQuery) -> &'m Mesh + Sync,
+        queries: &[PreparedQuery],
+        outputs: &mut [QueryOutput],
+        scratch: &mut CpuScratch,
+    ) {
+        // Only a batch can go query-parallel; a single query skips this look at its mesh.
         let all_small = || {
             queries
                 .iter()
-                .all(|q| meshes.slot(q.slot).read().triangle_count() < PARALLEL_MIN_TRIANGLES)
+                .all(|q| mesh_of(q).triangle_count() < PARALLEL_MIN_TRIANGLES)
         };
         match &self.pool {
             // Many small queries: one query per work item.
@@ -91,45 +136,20 @@ impl Backend for CpuBackend {
                         .per_query
                         .resize_with(queries.len(), CpuScratch::default);
                 }
-                // A worker never waits for a mesh's lock: its writer may be a large update waiting for this
-                // pool. A query whose mesh is being written is left to the calling thread.
-                let waiting = pool.install(|| {
+                pool.install(|| {
                     queries
                         .par_iter()
                         .zip(outputs.par_iter_mut())
                         .zip(scratch.per_query.par_iter_mut())
-                        .map(|((q, out), s)| match meshes.slot(q.slot).try_read() {
-                            Some(mesh) => {
-                                run_query(&mesh, q, out, s, None);
-                                s.waiting = false;
-                                0
-                            }
-                            None => {
-                                s.waiting = true;
-                                1
-                            }
-                        })
-                        .sum::<usize>()
+                        .for_each(|((q, out), s)| run_query(mesh_of(q), q, out, s, None));
                 });
-                if waiting > 0 {
-                    for ((q, out), s) in queries
-                        .iter()
-                        .zip(outputs.iter_mut())
-                        .zip(&mut scratch.per_query)
-                    {
-                        if s.waiting {
-                            run_query(&meshes.slot(q.slot).read(), q, out, s, None);
-                        }
-                    }
-                }
             }
             pool => {
                 for (q, out) in queries.iter().zip(outputs.iter_mut()) {
-                    run_query(&meshes.slot(q.slot).read(), q, out, scratch, pool.as_ref());
+                    run_query(mesh_of(q), q, out, scratch, pool.as_ref());
                 }
             }
         }
-        Ok(Submission::Done)
     }
 }
 
