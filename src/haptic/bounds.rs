@@ -65,9 +65,15 @@ pub struct Bounds {
     leaf_of: Vec<u32>,
     /// Six `f32` bit patterns per node: the box's least and greatest x, y, z.
     boxes: Box<[AtomicU32]>,
-    /// Five per node, for leaves: a unit normal (its triangles' mean) and the least and greatest offsets of
-    /// their corners along it. A leaf's points lie in that slab: near a smooth surface it is thin and faces the
-    /// point, and bounds the leaf's distance far better than the box, which a tilted patch fills diagonally.
+    /// Each leaf's corners, once each: `corners[corner_start[i]..corner_start[i + 1]]` for node `i` (empty for
+    /// an inner node). A refit reads each corner once, not once per triangle.
+    corners: Vec<u32>,
+    corner_start: Vec<u32>,
+    /// Each leaf's unit normal, its triangles' mean on the positions it was built on (zero where they have
+    /// none), and two words per node: the least and greatest offsets of its corners along it. A leaf's points
+    /// lie in that slab (for any fixed direction): near a smooth surface it is thin and faces the point, and
+    /// bounds the leaf's distance far better than the box, which a tilted patch fills diagonally.
+    normals: Vec<Vec3>,
     slabs: Box<[AtomicU32]>,
     /// Travel (`f64` bits) of the refit last begun, and of the last one completed.
     begun: AtomicU64,
@@ -127,17 +133,34 @@ impl Bounds {
         if n > 0 {
             split(n as u32, 0, &mut nodes, &mut parent, u32::MAX);
         }
+        let (mut corners, mut corner_start, mut normals) = (Vec::new(), Vec::new(), Vec::new());
+        grown(&mut corners, 3 * n)?;
+        grown(&mut corner_start, nodes.len() + 1)?;
+        grown(&mut normals, nodes.len())?;
         for (i, node) in nodes.iter().enumerate() {
+            corner_start.push(corners.len() as u32);
             let range = node.first as usize..(node.first + node.count) as usize;
+            let mut normal = Vec3::ZERO;
+            let first = corners.len();
             for &t in &order[range] {
                 leaf_of[t as usize] = i as u32;
+                let tri = triangles[t as usize];
+                let [a, b, c] = tri.map(|v| pos.get(v));
+                normal += (b - a).cross(c - a);
+                for v in tri {
+                    if !corners[first..].contains(&v) {
+                        corners.push(v);
+                    }
+                }
             }
+            normals.push(normal.normalize_or_zero());
         }
+        corner_start.push(corners.len() as u32);
         let (mut boxes, mut slabs) = (Vec::new(), Vec::new());
         grown(&mut boxes, 6 * nodes.len())?;
         boxes.resize_with(6 * nodes.len(), || AtomicU32::new(0));
-        grown(&mut slabs, 5 * nodes.len())?;
-        slabs.resize_with(5 * nodes.len(), || AtomicU32::new(0));
+        grown(&mut slabs, 2 * nodes.len())?;
+        slabs.resize_with(2 * nodes.len(), || AtomicU32::new(0));
         let (mut listed, mut marked) = (Vec::new(), Vec::new());
         grown(&mut listed, nodes.len())?;
         grown(&mut marked, nodes.len())?;
@@ -148,12 +171,15 @@ impl Bounds {
             parent,
             leaf_of,
             boxes: boxes.into_boxed_slice(),
+            corners,
+            corner_start,
+            normals,
             slabs: slabs.into_boxed_slice(),
             begun: AtomicU64::new(travel.to_bits()),
             done: AtomicU64::new(travel.to_bits()),
             scratch: Mutex::new((listed, marked)),
         };
-        bounds.refit_all(triangles, pos, travel, false);
+        bounds.refit_all(pos, travel, false);
         Ok(bounds)
     }
 
@@ -162,7 +188,6 @@ impl Bounds {
     /// else every node, on the current rayon pool when `parallel`. Only the mesh's writer calls this.
     pub fn refit<P: Positions + Sync>(
         &self,
-        triangles: &[[u32; 3]],
         adjacency: &Adjacency,
         pos: &P,
         written: Range<usize>,
@@ -173,7 +198,7 @@ impl Bounds {
             return;
         }
         if written.len() * PARTIAL_REFIT_FRACTION >= pos.vertex_count() {
-            self.refit_all(triangles, pos, travel, parallel);
+            self.refit_all(pos, travel, parallel);
             return;
         }
         let mut scratch = self.scratch.lock();
@@ -196,7 +221,7 @@ impl Bounds {
         for &i in dirty.iter() {
             let node = self.nodes[i as usize];
             let fitted = if node.count > 0 {
-                self.fit_leaf(i, node, triangles, pos)
+                self.fit_leaf(i, pos)
             } else {
                 self.load(i + 1).union(self.load(node.first))
             };
@@ -207,40 +232,28 @@ impl Bounds {
     }
 
     /// Refits every node.
-    fn refit_all<P: Positions + Sync>(
-        &self,
-        triangles: &[[u32; 3]],
-        pos: &P,
-        travel: f64,
-        parallel: bool,
-    ) {
+    fn refit_all<P: Positions + Sync>(&self, pos: &P, travel: f64, parallel: bool) {
         if self.nodes.is_empty() {
             return;
         }
         self.begin(travel);
-        self.refit_subtree(0, triangles, pos, parallel);
+        self.refit_subtree(0, pos, parallel);
         self.finish(travel);
     }
 
-    fn refit_subtree<P: Positions + Sync>(
-        &self,
-        i: u32,
-        triangles: &[[u32; 3]],
-        pos: &P,
-        parallel: bool,
-    ) -> Aabb {
+    fn refit_subtree<P: Positions + Sync>(&self, i: u32, pos: &P, parallel: bool) -> Aabb {
         let node = self.nodes[i as usize];
         let fitted = if node.count > 0 {
-            self.fit_leaf(i, node, triangles, pos)
+            self.fit_leaf(i, pos)
         } else if parallel && self.subtree_triangles(i) > PARALLEL_MIN_TRIANGLES {
             let (l, r) = rayon::join(
-                || self.refit_subtree(i + 1, triangles, pos, parallel),
-                || self.refit_subtree(node.first, triangles, pos, parallel),
+                || self.refit_subtree(i + 1, pos, parallel),
+                || self.refit_subtree(node.first, pos, parallel),
             );
             l.union(r)
         } else {
-            let l = self.refit_subtree(i + 1, triangles, pos, parallel);
-            l.union(self.refit_subtree(node.first, triangles, pos, parallel))
+            let l = self.refit_subtree(i + 1, pos, parallel);
+            l.union(self.refit_subtree(node.first, pos, parallel))
         };
         self.store(i, fitted);
         fitted
@@ -261,42 +274,33 @@ impl Bounds {
     }
 
     /// Fits leaf `i`'s slab, and returns its box.
-    fn fit_leaf<P: Positions>(&self, i: u32, node: Node, triangles: &[[u32; 3]], pos: &P) -> Aabb {
-        let range = node.first as usize..(node.first + node.count) as usize;
-        let (mut b, mut normal) = (Aabb::EMPTY, Vec3::ZERO);
-        let mut corners = [Vec3::ZERO; 3 * LEAF_SIZE];
-        for (k, &t) in self.order[range].iter().enumerate() {
-            let [p, q, r] = triangles[t as usize].map(|v| pos.get(v));
-            normal += (q - p).cross(r - p);
-            corners[3 * k..3 * k + 3].copy_from_slice(&[p, q, r]);
-            b = b.grow(p).grow(q).grow(r);
+    fn fit_leaf<P: Positions>(&self, i: u32, pos: &P) -> Aabb {
+        let range =
+            self.corner_start[i as usize] as usize..self.corner_start[i as usize + 1] as usize;
+        let n = self.normals[i as usize];
+        let (mut b, mut lo, mut hi) = (Aabb::EMPTY, f32::INFINITY, f32::NEG_INFINITY);
+        for &v in &self.corners[range] {
+            let c = pos.get(v);
+            b = b.grow(c);
+            let h = n.dot(c);
+            (lo, hi) = (lo.min(h), hi.max(h));
         }
-        let corners = &corners[..3 * node.count as usize];
-        // No mean direction (no area, or opposite faces): an unbounded slab.
-        let n = normal.normalize_or_zero();
-        let (lo, hi) = if n == Vec3::ZERO {
-            (f32::NEG_INFINITY, f32::INFINITY)
-        } else {
-            corners
-                .iter()
-                .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &c| {
-                    let h = n.dot(c);
-                    (lo.min(h), hi.max(h))
-                })
-        };
-        let words = &self.slabs[5 * i as usize..5 * i as usize + 5];
-        for (w, x) in words.iter().zip([n.x, n.y, n.z, lo, hi]) {
-            w.store(x.to_bits(), Ordering::Relaxed);
+        // No normal: an unbounded slab.
+        if n == Vec3::ZERO {
+            (lo, hi) = (f32::NEG_INFINITY, f32::INFINITY);
         }
+        let words = &self.slabs[2 * i as usize..2 * i as usize + 2];
+        words[0].store(lo.to_bits(), Ordering::Relaxed);
+        words[1].store(hi.to_bits(), Ordering::Relaxed);
         b
     }
 
     /// Leaf `i`'s slab: its unit normal and offsets.
     #[inline]
     fn load_slab(&self, i: u32) -> (Vec3, f32, f32) {
-        let w = &self.slabs[5 * i as usize..5 * i as usize + 5];
+        let w = &self.slabs[2 * i as usize..2 * i as usize + 2];
         let f = |k: usize| f32::from_bits(w[k].load(Ordering::Relaxed));
-        (Vec3::new(f(0), f(1), f(2)), f(3), f(4))
+        (self.normals[i as usize], f(0), f(1))
     }
 
     /// Stamps a refit's start; its box stores follow the release fence.
@@ -796,11 +800,11 @@ mod tests {
             moved.0[v] += Vec3::new(0.0, 0.0, 2.5);
         }
         moved.1 = 2.5;
-        bounds.refit(&t, &adjacency, &moved, 100..110, 2.5, false);
+        bounds.refit(&adjacency, &moved, 100..110, 2.5, false);
         check(&bounds, &moved, &t, "partial write");
         // Every vertex moved: a whole refit, on two threads.
         let all = Moved(moved.0.iter().map(|&v| v * 1.2 + Vec3::X).collect(), 4.0);
-        bounds.refit(&t, &adjacency, &all, 0..p.len(), 4.0, true);
+        bounds.refit(&adjacency, &all, 0..p.len(), 4.0, true);
         check(&bounds, &all, &t, "whole write");
     }
 

@@ -207,14 +207,9 @@ impl HapticView {
         parallel: bool,
     ) {
         let topology = self.topology();
-        topology.bounds.refit(
-            &topology.triangles,
-            &topology.adjacency,
-            pos,
-            written,
-            travel,
-            parallel,
-        );
+        topology
+            .bounds
+            .refit(&topology.adjacency, pos, written, travel, parallel);
     }
 
     /// Publishes a topology from [`HapticView::next_topology`].
