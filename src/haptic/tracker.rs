@@ -125,8 +125,8 @@ pub struct TrackerStats {
     pub topology_changes: u64,
     /// Reseed candidates that were closer than the tracker's own answer.
     pub seeds_taken: u64,
-    /// End points searched for in the whole mesh ([`super::bounds`]): those whose side was not certain, or
-    /// inside.
+    /// End points searched for in the whole mesh (a bounding volume hierarchy): those whose side was not
+    /// certain, or inside.
     pub searches: u64,
 }
 
