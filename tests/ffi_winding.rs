@@ -214,25 +214,13 @@ fn assert_same_strip(
     }
 }
 
-/// Area-weighted vertex normals.
-fn normals(p: &[[f32; 3]], t: &[[u32; 3]]) -> Vec<Vec3> {
-    let mut n = vec![Vec3::ZERO; p.len()];
-    for tri in t {
-        let [a, b, c] = tri.map(|i| Vec3::from(p[i as usize]));
-        for &i in tri {
-            n[i as usize] += (b - a).cross(c - a);
-        }
-    }
-    n.iter().map(|v| v.normalize_or_zero()).collect()
-}
-
 /// Tool paths palpating `spots` spots of the outward mesh `(p, t)`, one each, each for a fresh tracker (a
 /// real tool does not jump from spot to spot inside the organ): from outside along the vertex normal, the tip
 /// circling and going in and out of the surface, and hovering within the tool's radius outside. Only spots
 /// the tool reaches without passing through another part of the organ, over a part at least 1 cm thick (the
 /// piercings and thin parts are `tests/haptic_motions.rs`'s).
 fn path(p: &[[f32; 3]], t: &[[u32; 3]], spots: usize, seed: u64) -> Vec<Vec<TrocarTool>> {
-    let normal = normals(p, t);
+    let normal = common::haptic::vertex_normals(p, t);
     let mut rng = Rng(seed);
     let mut tools = Vec::new();
     while tools.len() < spots {

@@ -31,18 +31,6 @@ fn liver_contacts_are_found_within_one_reseed() {
     }
 }
 
-/// Area-weighted vertex normals.
-fn normals(p: &[[f32; 3]], t: &[[u32; 3]]) -> Vec<Vec3> {
-    let mut n = vec![Vec3::ZERO; p.len()];
-    for tri in t {
-        let [a, b, c] = tri.map(|i| Vec3::from(p[i as usize]));
-        for &i in tri {
-            n[i as usize] += (b - a).cross(c - a);
-        }
-    }
-    n.iter().map(|v| v.normalize_or_zero()).collect()
-}
-
 fn palpate(segments: u32, seed: u64) {
     let common::LiverScene {
         positions: rest,
@@ -57,7 +45,7 @@ fn palpate(segments: u32, seed: u64) {
         max_strip_length: 32,
     };
     let tracker = ctx.create_tracker(mesh, &def).unwrap();
-    let normal = normals(&rest, &triangles);
+    let normal = common::haptic::vertex_normals(&rest, &triangles);
     let mut rng = Rng(seed);
     let radius = 0.25;
     let mut positions = rest.clone();

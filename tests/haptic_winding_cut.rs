@@ -38,18 +38,6 @@ fn flip(t: &[[u32; 3]]) -> Vec<[u32; 3]> {
     t.iter().map(|&[a, b, c]| [a, c, b]).collect()
 }
 
-/// Area-weighted vertex normals (the outward liver's).
-fn normals(p: &[[f32; 3]], t: &[[u32; 3]]) -> Vec<Vec3> {
-    let mut n = vec![Vec3::ZERO; p.len()];
-    for tri in t {
-        let [a, b, c] = tri.map(|i| Vec3::from(p[i as usize]));
-        for &i in tri {
-            n[i as usize] += (b - a).cross(c - a);
-        }
-    }
-    n.iter().map(|v| v.normalize_or_zero()).collect()
-}
-
 /// `list` with the triangles `removed` (indices into it) taken out the way `cut` does.
 fn cut_list(list: &[[u32; 3]], removed: &[usize], cut: Cut) -> Vec<[u32; 3]> {
     match cut {
@@ -279,7 +267,7 @@ fn windings_agree_before_and_after_a_cut() {
     let out_out: Vec<_> = triangles.iter().chain(&copy).copied().collect();
     let out_in: Vec<_> = triangles.iter().copied().chain(flip(&copy)).collect();
     let in_in = flip(&out_out);
-    let normal = normals(&positions, &out_out);
+    let normal = common::haptic::vertex_normals(&positions, &out_out);
     let removed: Vec<usize> = ring
         .iter()
         .map(|t| out_out.iter().position(|u| u == t).unwrap())
@@ -305,25 +293,13 @@ fn windings_agree_before_and_after_a_cut() {
             vec![out_out.clone(), out_in.clone(), in_in.clone()],
         );
         let seed = 350 + k as u64;
-        let before = palpate(
-            &trio,
-            &positions,
-            &normal,
-            hole,
-            &cap,
-            seed,
-            &format!("{cut:?}, before"),
-        );
+        let run = |trio: &Trio, when: &str| {
+            let what = format!("{cut:?}, {when}");
+            palpate(trio, &positions, &normal, hole, &cap, seed, &what)
+        };
+        let before = run(&trio, "before");
         trio.cut(&removed, cut);
-        let after = palpate(
-            &trio,
-            &positions,
-            &normal,
-            hole,
-            &cap,
-            seed,
-            &format!("{cut:?}, after"),
-        );
+        let after = run(&trio, "after");
         eprintln!("{cut:?}: before the cut {before:?}; after {after:?}");
         report.push((cut, before, after));
     }

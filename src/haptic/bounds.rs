@@ -20,7 +20,7 @@
 
 use super::Positions;
 use super::adjacency::{Adjacency, NONE};
-use super::dynamic_point::{Found, Probe, SeparatingPlane, WalkCounters};
+use super::dynamic_point::{Found, Probe, SeparatingPlane, WalkCounters, evaluate_in as evaluate};
 use crate::error::{Error, Result};
 use crate::geometry::Closest;
 use crate::geometry::closest::PreparedTriangle;
@@ -247,13 +247,14 @@ impl Bounds {
             self.fit_leaf(i, pos)
         } else if parallel && self.subtree_triangles(i) > PARALLEL_MIN_TRIANGLES {
             let (l, r) = rayon::join(
-                || self.refit_subtree(i + 1, pos, parallel),
-                || self.refit_subtree(node.first, pos, parallel),
+                || self.refit_subtree(i + 1, pos, true),
+                || self.refit_subtree(node.first, pos, true),
             );
             l.union(r)
         } else {
-            let l = self.refit_subtree(i + 1, pos, parallel);
-            l.union(self.refit_subtree(node.first, pos, parallel))
+            // A small subtree's subtrees are smaller still: none is split again (nor counted).
+            let l = self.refit_subtree(i + 1, pos, false);
+            l.union(self.refit_subtree(node.first, pos, false))
         };
         self.store(i, fitted);
         fitted
@@ -351,17 +352,7 @@ impl Bounds {
             start.unwrap_or_else(|| evaluate(pos, triangles, self.order[0], &probe, counters));
         let found = self.on_stable_boxes(
             pos,
-            |grow, counters| {
-                self.search(
-                    pos,
-                    triangles,
-                    p,
-                    first,
-                    |t, _| t == first.triangle,
-                    grow,
-                    counters,
-                )
-            },
+            |grow, counters| self.search(pos, triangles, p, first, |_, _| false, grow, counters),
             counters,
         );
         Some(found.unwrap_or_else(|| self.every_triangle(pos, triangles, p, first, counters)))
@@ -471,16 +462,13 @@ impl Bounds {
             }
             let node = self.nodes[i as usize];
             if node.count == 0 {
-                // The nearer child is searched first: it is pushed last.
-                let (l, r) = (i + 1, node.first);
-                let children = [(l, outside(l, &best, plane)), (r, outside(r, &best, plane))];
-                let [(a, da), (b, db)] = children;
-                let (near, far) = if da.unwrap_or(f32::INFINITY) <= db.unwrap_or(f32::INFINITY) {
-                    ((a, da), (b, db))
-                } else {
-                    ((b, db), (a, da))
-                };
-                for (child, d) in [far, near] {
+                // The nearer child is searched first: pushed last (the farther one first).
+                let mut children = [i + 1, node.first].map(|c| (c, outside(c, &best, plane)));
+                let key = |d: Option<f32>| d.unwrap_or(f32::INFINITY);
+                if key(children[1].1) > key(children[0].1) {
+                    children.swap(0, 1);
+                }
+                for (child, d) in children {
                     if let Some(d) = d
                         && top < STACK
                     {
@@ -541,23 +529,6 @@ impl Bounds {
             }
         }
         best
-    }
-}
-
-/// The probe's closest points on triangle `t`.
-fn evaluate<P: Positions>(
-    pos: &P,
-    triangles: &[[u32; 3]],
-    t: u32,
-    probe: &Probe,
-    counters: &mut WalkCounters,
-) -> Found {
-    let prepared = PreparedTriangle::new(triangles[t as usize].map(|v| pos.get(v)));
-    counters.exact_tests += 1;
-    Found {
-        triangle: t,
-        closest: probe.closest(&prepared),
-        prepared,
     }
 }
 

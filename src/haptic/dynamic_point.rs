@@ -178,7 +178,19 @@ pub fn evaluate<P: Positions>(
     probe: &Probe,
     counters: &mut WalkCounters,
 ) -> Found {
-    let prepared = prepare(pos, topology, t);
+    evaluate_in(pos, &topology.triangles, t, probe, counters)
+}
+
+/// [`evaluate`] on a bare triangle list (a topology's hierarchy is built before its topology).
+#[inline]
+pub fn evaluate_in<P: Positions>(
+    pos: &P,
+    triangles: &[[u32; 3]],
+    t: u32,
+    probe: &Probe,
+    counters: &mut WalkCounters,
+) -> Found {
+    let prepared = PreparedTriangle::new(triangles[t as usize].map(|v| pos.get(v)));
     counters.exact_tests += 1;
     Found {
         triangle: t,

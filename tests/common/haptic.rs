@@ -97,6 +97,18 @@ pub fn membrane(cells: u32, size: f32) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
     (p, t)
 }
 
+/// Area-weighted vertex normals (outward for an outward-wound mesh).
+pub fn vertex_normals(p: &[[f32; 3]], t: &[[u32; 3]]) -> Vec<Vec3> {
+    let mut n = vec![Vec3::ZERO; p.len()];
+    for tri in t {
+        let [a, b, c] = tri.map(|i| Vec3::from(p[i as usize]));
+        for &i in tri {
+            n[i as usize] += (b - a).cross(c - a);
+        }
+    }
+    n.iter().map(|v| v.normalize_or_zero()).collect()
+}
+
 fn d3(p: Vec3) -> V {
     [p.x as f64, p.y as f64, p.z as f64]
 }
