@@ -29,6 +29,8 @@ use parking_lot::Mutex;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 
+/// An entry of the order whose triangle a cut removed.
+const DEAD: u32 = u32::MAX;
 /// Most triangles in a leaf.
 const LEAF_SIZE: usize = 4;
 /// A search's stack: a balanced tree over at most 2^32 triangles is at most 31 levels deep, and a depth-first
@@ -75,6 +77,9 @@ pub struct Bounds {
     /// bounds the leaf's distance far better than the box, which a tilted patch fills diagonally.
     normals: Vec<Vec3>,
     slabs: Box<[AtomicU32]>,
+    /// The entries of `order` left [`DEAD`] by cuts since the tree was built, with each one's removed
+    /// triangle and leaf, sorted: a triangle added back takes its own entry again.
+    graves: Vec<([u32; 3], u32, u32)>,
     /// Travel (`f64` bits) of the refit last begun, and of the last one completed.
     begun: AtomicU64,
     done: AtomicU64,
@@ -175,12 +180,225 @@ impl Bounds {
             corner_start,
             normals,
             slabs: slabs.into_boxed_slice(),
+            graves: Vec::new(),
             begun: AtomicU64::new(travel.to_bits()),
             done: AtomicU64::new(travel.to_bits()),
             scratch: Mutex::new((listed, marked)),
         };
         bounds.refit_all(pos, travel, false);
         Ok(bounds)
+    }
+
+    /// The hierarchy of `new` (indices valid in `pos`, of travel `travel`; `adjacency` its adjacency), which
+    /// replaced `old`, this tree's list, as a local edit: the tree's shape kept, each moved triangle's entry
+    /// following it to its new slot, a removed one's left [`DEAD`], an added one taking a dead entry in the
+    /// leaf of a vertex-sharing neighbour, and only the leaves that changed refit, with the nodes above them.
+    /// `None` when a full build is due instead: much changed, an added triangle found no room near it, a
+    /// leaf's corners outgrew its list, or dead entries pile up.
+    pub fn updated<P: Positions>(
+        &self,
+        old: &[[u32; 3]],
+        new: &[[u32; 3]],
+        adjacency: &Adjacency,
+        pos: &P,
+        travel: f64,
+    ) -> Result<Option<Self>> {
+        let longest = old.len().max(new.len());
+        let limit = longest / 8;
+        // The copied boxes must be exact on `pos`: fitted, and not since moved.
+        let fitted = [&self.begun, &self.done].map(|a| f64::from_bits(a.load(Ordering::Relaxed)));
+        if new.is_empty()
+            || self.leaf_of.len() != old.len()
+            || old.len().abs_diff(new.len()) > limit
+            || fitted != [travel; 2]
+        {
+            return Ok(None);
+        }
+        let changed: Vec<usize> = (0..longest).filter(|&s| old.get(s) != new.get(s)).collect();
+        if changed.len() > limit {
+            return Ok(None);
+        }
+        let mut order = self.order.clone();
+        let mut leaf_of = Vec::new();
+        grown(&mut leaf_of, new.len())?;
+        leaf_of.extend((0..new.len()).map(|s| self.leaf_of.get(s).copied().unwrap_or(DEAD)));
+        // Each removed or overwritten triangle's entry and leaf, dead until a slot claims its triangle back.
+        let mut free: Vec<([u32; 3], u32, u32)> = Vec::new();
+        let mut dirty: Vec<u32> = Vec::new();
+        for &s in changed.iter().filter(|&&s| s < old.len()) {
+            let leaf = self.leaf_of[s];
+            let node = self.nodes[leaf as usize];
+            let mut entries = node.first..node.first + node.count;
+            let k = entries.find(|&k| order[k as usize] == s as u32);
+            let k = k.expect("every live slot has one entry in its leaf");
+            order[k as usize] = DEAD;
+            free.push((old[s], k, leaf));
+            dirty.push(leaf);
+        }
+        // Each old slot's entry, by slot (ascending), before the sort by triangle.
+        let own: Vec<(u32, u32)> = free.iter().map(|&(_, k, leaf)| (k, leaf)).collect();
+        let own_slots: Vec<usize> = changed.iter().copied().filter(|&s| s < old.len()).collect();
+        free.sort_unstable();
+        let mut taken = vec![false; free.len()];
+        let mut added = Vec::new();
+        for &s in changed.iter().filter(|&&s| s < new.len()) {
+            leaf_of[s] = DEAD;
+            let first = free.partition_point(|&(tri, _, _)| tri < new[s]);
+            let same = (first..free.len()).take_while(|&i| free[i].0 == new[s]);
+            match same.clone().find(|&i| !taken[i]) {
+                Some(i) => {
+                    taken[i] = true;
+                    order[free[i].1 as usize] = s as u32;
+                    leaf_of[s] = free[i].2;
+                }
+                None => added.push(s),
+            }
+        }
+        // An added triangle that a cut removed takes its own entry back, if still dead; else the entry of the
+        // triangle its slot held, if still dead (a triangle replaced in place).
+        added.retain(|&s| {
+            let first = self.graves.partition_point(|&(tri, _, _)| tri < new[s]);
+            let mut same = self.graves[first..].iter().take_while(|g| g.0 == new[s]);
+            let grave = same.find(|&&(_, k, _)| order[k as usize] == DEAD);
+            let replaced = own_slots.binary_search(&s).ok().map(|i| own[i]);
+            let replaced = replaced.filter(|&(k, _)| order[k as usize] == DEAD);
+            match grave.map(|&(_, k, leaf)| (k, leaf)).or(replaced) {
+                Some((k, leaf)) => {
+                    order[k as usize] = s as u32;
+                    leaf_of[s] = leaf;
+                    dirty.push(leaf);
+                    false
+                }
+                None => true,
+            }
+        });
+        if !self.place_added(&added, new, adjacency, &mut order, &mut leaf_of) {
+            return Ok(None);
+        }
+        dirty.extend(added.iter().map(|&s| leaf_of[s]));
+        let mut graves = Vec::new();
+        let buried = free.iter().zip(&taken).filter(|(_, t)| !**t);
+        graves.extend(buried.map(|(&grave, _)| grave));
+        graves.retain(|g| order[g.1 as usize] == DEAD);
+        graves.extend(self.graves.iter().filter(|g| order[g.1 as usize] == DEAD));
+        graves.sort_unstable();
+        if graves.len() > limit {
+            return Ok(None);
+        }
+        let mut corners = self.corners.clone();
+        dirty.sort_unstable();
+        dirty.dedup();
+        for &leaf in &dirty {
+            if !self.leaf_corners(leaf, &order, new, pos.vertex_count(), &mut corners) {
+                return Ok(None);
+            }
+        }
+        let copy = |words: &[AtomicU32]| -> Result<Box<[AtomicU32]>> {
+            let mut v = Vec::new();
+            grown(&mut v, words.len())?;
+            v.extend(
+                words
+                    .iter()
+                    .map(|w| AtomicU32::new(w.load(Ordering::Relaxed))),
+            );
+            Ok(v.into_boxed_slice())
+        };
+        let (mut listed, mut marked) = (Vec::new(), Vec::new());
+        grown(&mut listed, self.nodes.len())?;
+        grown(&mut marked, self.nodes.len())?;
+        marked.resize(self.nodes.len(), false);
+        let bounds = Self {
+            nodes: self.nodes.clone(),
+            order,
+            parent: self.parent.clone(),
+            leaf_of,
+            boxes: copy(&self.boxes)?,
+            corners,
+            corner_start: self.corner_start.clone(),
+            normals: self.normals.clone(),
+            slabs: copy(&self.slabs)?,
+            graves,
+            begun: AtomicU64::new(self.begun.load(Ordering::Relaxed)),
+            done: AtomicU64::new(self.done.load(Ordering::Relaxed)),
+            scratch: Mutex::new((listed, marked)),
+        };
+        bounds.refit_leaves(dirty.into_iter(), pos, travel);
+        Ok(Some(bounds))
+    }
+
+    /// Gives each added slot of `added` (triangles of `new`) a dead entry in the leaf of a triangle sharing a
+    /// corner with it, repeatedly (an added triangle may neighbour only added ones). Whether all found one.
+    fn place_added(
+        &self,
+        added: &[usize],
+        new: &[[u32; 3]],
+        adjacency: &Adjacency,
+        order: &mut [u32],
+        leaf_of: &mut [u32],
+    ) -> bool {
+        let mut pending = added.to_vec();
+        while !pending.is_empty() {
+            let before = pending.len();
+            pending.retain(|&s| {
+                let room = new[s]
+                    .iter()
+                    .flat_map(|&v| adjacency.fan(v))
+                    .find_map(|&t| {
+                        let leaf = *leaf_of.get(t as usize)?;
+                        let node = *self.nodes.get(leaf as usize)?;
+                        (node.first..node.first + node.count)
+                            .find(|&k| order[k as usize] == DEAD)
+                            .map(|k| (leaf, k))
+                    });
+                match room {
+                    Some((leaf, k)) => {
+                        order[k as usize] = s as u32;
+                        leaf_of[s] = leaf;
+                        false
+                    }
+                    None => true,
+                }
+            });
+            if pending.len() == before {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Rewrites leaf `leaf`'s corner list from its live entries of `order` (triangles of `triangles`), padded
+    /// with repeats of its first corner; kept as it was when the leaf has none. Whether they fit.
+    fn leaf_corners(
+        &self,
+        leaf: u32,
+        order: &[u32],
+        triangles: &[[u32; 3]],
+        vertex_count: usize,
+        corners: &mut [u32],
+    ) -> bool {
+        let node = self.nodes[leaf as usize];
+        let list = &mut corners[self.corner_start[leaf as usize] as usize
+            ..self.corner_start[leaf as usize + 1] as usize];
+        let mut count = 0;
+        let live = order[node.first as usize..(node.first + node.count) as usize]
+            .iter()
+            .filter(|&&t| t != DEAD);
+        for &t in live {
+            for v in triangles[t as usize] {
+                if !list[..count].contains(&v) {
+                    if count == list.len() {
+                        return false;
+                    }
+                    list[count] = v;
+                    count += 1;
+                }
+            }
+        }
+        if count > 0 {
+            let first = list[0];
+            list[count..].fill(first);
+        }
+        list.iter().all(|&v| (v as usize) < vertex_count)
     }
 
     /// Refits the boxes after a write of vertices `written` (the positions now `pos`, of travel `travel`):
@@ -201,18 +419,26 @@ impl Bounds {
             self.refit_all(pos, travel, parallel);
             return;
         }
+        let leaves = written.flat_map(|v| {
+            adjacency
+                .fan(v as u32)
+                .iter()
+                .map(|&t| self.leaf_of[t as usize])
+        });
+        self.refit_leaves(leaves, pos, travel);
+    }
+
+    /// Refits leaves `leaves` (repeats allowed) and the nodes above them.
+    fn refit_leaves<P: Positions>(&self, leaves: impl Iterator<Item = u32>, pos: &P, travel: f64) {
         let mut scratch = self.scratch.lock();
         let (dirty, marked) = &mut *scratch;
         dirty.clear();
-        for v in written {
-            for &t in adjacency.fan(v as u32) {
-                let mut node = self.leaf_of[t as usize];
-                // Climb until a node already listed: its ancestors are listed too.
-                while node != u32::MAX && !marked[node as usize] {
-                    marked[node as usize] = true;
-                    dirty.push(node);
-                    node = self.parent[node as usize];
-                }
+        for mut node in leaves {
+            // Climb until a node already listed: its ancestors are listed too.
+            while node != u32::MAX && !marked[node as usize] {
+                marked[node as usize] = true;
+                dirty.push(node);
+                node = self.parent[node as usize];
             }
         }
         // Children come after their parents in the node order: refit the deepest first.
@@ -348,8 +574,7 @@ impl Bounds {
             return start;
         }
         let probe = Probe::Point(p);
-        let first =
-            start.unwrap_or_else(|| evaluate(pos, triangles, self.order[0], &probe, counters));
+        let first = start.unwrap_or_else(|| evaluate(pos, triangles, 0, &probe, counters));
         let found = self.on_stable_boxes(
             pos,
             |grow, counters| self.search(pos, triangles, p, first, |_, _| false, grow, counters),
@@ -485,6 +710,9 @@ impl Bounds {
             }
             let range = node.first as usize..(node.first + node.count) as usize;
             for &t in &self.order[range] {
+                if t == DEAD {
+                    continue;
+                }
                 let tri = triangles[t as usize];
                 if t == best.triangle || skip(t, &tri) {
                     continue;
@@ -777,6 +1005,78 @@ mod tests {
         let all = Moved(moved.0.iter().map(|&v| v * 1.2 + Vec3::X).collect(), 4.0);
         bounds.refit(&adjacency, &all, 0..p.len(), 4.0, true);
         check(&bounds, &all, &t, "whole write");
+    }
+
+    /// Whether every live slot of `triangles` has one entry in `bounds`' order, in the leaf `leaf_of` names.
+    fn consistent(bounds: &Bounds, triangles: &[[u32; 3]]) -> bool {
+        let mut seen = vec![0; triangles.len()];
+        for (i, node) in bounds.nodes.iter().enumerate() {
+            for &t in &bounds.order[node.first as usize..(node.first + node.count) as usize] {
+                if t != DEAD {
+                    seen[t as usize] += 1;
+                    if bounds.leaf_of[t as usize] != i as u32 {
+                        return false;
+                    }
+                }
+            }
+        }
+        seen.iter().all(|&n| n == 1)
+    }
+
+    #[test]
+    fn local_edits_keep_the_tree_and_stay_exact() {
+        let (p, t) = torus(40, 12);
+        let built = Bounds::new(&t, &p, 0.0).unwrap();
+        // A cut the way SOFA makes one: each removed slot takes the last triangle.
+        let mut cut = t.clone();
+        for k in 0..40 {
+            cut.swap_remove(100 + 9 * k);
+        }
+        let adjacency = Adjacency::new(&cut, p.len()).unwrap();
+        let after_cut = built
+            .updated(&t, &cut, &adjacency, &p, 0.0)
+            .unwrap()
+            .unwrap();
+        assert_eq!(after_cut.graves.len(), 40);
+        assert!(consistent(&after_cut, &cut));
+        check(&after_cut, &p, &cut, "cut");
+        // Restored: every removed triangle takes its own entry back.
+        let adjacency = Adjacency::new(&t, p.len()).unwrap();
+        let restored = after_cut
+            .updated(&cut, &t, &adjacency, &p, 0.0)
+            .unwrap()
+            .unwrap();
+        assert!(restored.graves.is_empty());
+        assert!(consistent(&restored, &t));
+        check(&restored, &p, &t, "restored");
+        // Triangles never seen before (each quad of a strip split the other way) go beside a neighbour.
+        let mut flipped = cut.clone();
+        for tri in flipped.iter_mut().skip(300).take(12) {
+            tri.rotate_left(1);
+        }
+        let adjacency = Adjacency::new(&flipped, p.len()).unwrap();
+        let moved = after_cut
+            .updated(&cut, &flipped, &adjacency, &p, 0.0)
+            .unwrap()
+            .unwrap();
+        assert!(consistent(&moved, &flipped));
+        check(&moved, &p, &flipped, "rotated corners");
+        // Too much changed, or boxes fitted on other positions: a full build is due.
+        let rotated: Vec<_> = t.iter().cycle().skip(1).take(t.len()).copied().collect();
+        let adjacency = Adjacency::new(&rotated, p.len()).unwrap();
+        assert!(
+            built
+                .updated(&t, &rotated, &adjacency, &p, 0.0)
+                .unwrap()
+                .is_none()
+        );
+        let adjacency = Adjacency::new(&cut, p.len()).unwrap();
+        assert!(
+            built
+                .updated(&t, &cut, &adjacency, &p, 1.0)
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]

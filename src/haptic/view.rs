@@ -45,12 +45,13 @@ impl Topology {
         generation: u64,
     ) -> Result<Self> {
         let adjacency = Adjacency::new(triangles, pos.vertex_count())?;
-        Self::with(triangles, pos, 0.0, generation, adjacency, None)
+        Self::with(triangles, pos, 0.0, generation, adjacency, None, None)
     }
 
     /// The topology of `triangles` (on the positions `pos`, of travel `travel`) as a successor of `self`: its
     /// adjacency updated where the list changed ([`Adjacency::updated`]), or built from scratch when too much
-    /// did; the windings decided again (a cut may close a component, open one, or join two); a new hierarchy.
+    /// did; the windings decided again (a cut may close a component, open one, or join two); its hierarchy
+    /// updated for a local edit ([`Bounds::updated`]), or built anew.
     pub fn successor<P: Positions + Sync>(
         &self,
         triangles: &[[u32; 3]],
@@ -66,6 +67,9 @@ impl Topology {
             Some(updated) => updated,
             None => Adjacency::new(triangles, vertex_count)?,
         };
+        let bounds = self
+            .bounds
+            .updated(&self.triangles, triangles, &adjacency, pos, travel)?;
         Self::with(
             triangles,
             pos,
@@ -73,11 +77,13 @@ impl Topology {
             generation,
             adjacency,
             Some((&self.triangles, &self.adjacency, &self.inward)),
+            bounds,
         )
     }
 
     /// Copies `triangles` beside their `adjacency`, decides their windings on `pos` (an open component
-    /// inheriting from `previous`, the list replaced and its windings) and builds their hierarchy.
+    /// inheriting from `previous`, the list replaced and its windings) and builds their hierarchy unless given
+    /// `bounds`.
     fn with<P: Positions + Sync>(
         triangles: &[[u32; 3]],
         pos: &P,
@@ -85,9 +91,13 @@ impl Topology {
         generation: u64,
         adjacency: Adjacency,
         previous: Option<Previous>,
+        bounds: Option<Bounds>,
     ) -> Result<Self> {
         let inward = inward_triangles(triangles, &adjacency, pos, previous)?;
-        let bounds = Bounds::new(triangles, pos, travel)?;
+        let bounds = match bounds {
+            Some(bounds) => bounds,
+            None => Bounds::new(triangles, pos, travel)?,
+        };
         let mut copy = Vec::new();
         copy.try_reserve_exact(triangles.len())
             .map_err(|_| Error::out_of_memory("the haptic triangle list"))?;
