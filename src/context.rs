@@ -349,6 +349,18 @@ impl Context {
     ///
     /// A refused batch submits nothing and leaves `results` as it was; a backend failure leaves it empty.
     pub fn submit(&self, queries: &[Query], results: &mut Results) -> Result<()> {
+        self.submit_named(queries, results, true)
+    }
+
+    /// One query, blocking, with no query index in its messages: a single query's refusal says what is wrong
+    /// without the "query 0: " of a batch's (the C API's `trocar_query_static` and `trocar_query_dynamic`).
+    pub(crate) fn query_one(&self, query: &Query, results: &mut Results) -> Result<()> {
+        self.submit_named(std::slice::from_ref(query), results, false)?;
+        self.collect(results, false)
+    }
+
+    /// [`Context::submit`]; `indexed`: a refused query's message begins with its index (`query 3: `).
+    fn submit_named(&self, queries: &[Query], results: &mut Results, indexed: bool) -> Result<()> {
         if results.context != self.tag {
             return Err(Error::invalid("results object belongs to another context"));
         }
@@ -366,7 +378,13 @@ impl Context {
             .try_reserve(queries.len())
             .map_err(|_| Error::out_of_memory("the query batch"))?;
         for (i, q) in queries.iter().enumerate() {
-            let with_index = |e: Error| Error::new(e.kind, format!("query {i}: {}", e.message));
+            let with_index = |e: Error| {
+                if indexed {
+                    Error::new(e.kind, format!("query {i}: {}", e.message))
+                } else {
+                    e
+                }
+            };
             let slot = table.resolve(q.mesh).map_err(with_index)?;
             let volume = q.tool_volume().map_err(with_index)?;
             staged.push(PreparedQuery {
@@ -461,7 +479,7 @@ impl Context {
             volume,
             hits_only: false,
         };
-        self.query(std::slice::from_ref(&q), results)
+        self.query_one(&q, results)
     }
 
     /// One dynamic query: which triangles does the tool touch while its tip moves to `new_tip`?
@@ -480,7 +498,7 @@ impl Context {
             volume,
             hits_only: false,
         };
-        self.query(std::slice::from_ref(&q), results)
+        self.query_one(&q, results)
     }
 }
 
@@ -498,7 +516,49 @@ fn software_gpu_allowed_by_env() -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::TagSet;
+    use super::{Context, Query, TagSet, Tool, Vec3, VolumeKind};
+    use crate::{BackendKind, ContextDef};
+
+    /// A single query's refusal says what is wrong with no query index; a batch's names the query.
+    #[test]
+    fn only_a_batch_names_the_refused_query() {
+        let def = ContextDef {
+            backend: BackendKind::Cpu,
+            cpu_threads: 1,
+            ..Default::default()
+        };
+        let ctx = Context::new(&def).unwrap();
+        let mesh = ctx
+            .create_mesh(
+                &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+                &[[0, 1, 2]],
+            )
+            .unwrap();
+        let mut results = ctx.create_results();
+        let tool = Tool {
+            entry: Vec3::Z,
+            tip: Vec3::new(0.2, f32::NAN, 0.0),
+            radius: 0.1,
+            up: Vec3::ZERO,
+        };
+        let capsule = VolumeKind::Capsule;
+        let e = ctx.query_static(mesh, &tool, capsule, &mut results);
+        assert_eq!(e.unwrap_err().message, "tool.tip.y is not finite (NaN)");
+        let e = ctx.query_dynamic(mesh, &tool, Vec3::X, capsule, &mut results);
+        assert_eq!(e.unwrap_err().message, "tool.tip.y is not finite (NaN)");
+        let q = Query {
+            mesh,
+            tool,
+            new_tip: None,
+            volume: capsule,
+            hits_only: false,
+        };
+        let e = ctx.query(&[q], &mut results);
+        assert_eq!(
+            e.unwrap_err().message,
+            "query 0: tool.tip.y is not finite (NaN)"
+        );
+    }
 
     /// A tag held by a live context is skipped when the search wraps, and handed out again once released.
     #[test]

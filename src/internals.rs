@@ -4,7 +4,9 @@
 
 /// The C ABI's functions and types, called from Rust by the tests (C callers use `include/trocar.h`).
 pub mod ffi {
-    pub use crate::ffi::{ccd, context, mesh, query, results, status, tracker, types, version};
+    pub use crate::ffi::{
+        boundary, ccd, context, mesh, query, results, status, tracker, types, version,
+    };
 }
 
 /// Geometry kernels the tests compare with independent references.

@@ -130,8 +130,8 @@ fn check_id(context: u32, slots: &[Slot], id: MeshId) -> Result<usize> {
             format!("mesh {}:{} was destroyed", id.index1, id.generation),
         )),
         None => Err(Error::invalid(format!(
-            "mesh id {} was never created",
-            id.index1
+            "mesh {}:{} was never created",
+            id.index1, id.generation
         ))),
     }
 }

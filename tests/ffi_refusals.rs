@@ -2,9 +2,13 @@
 //! - every caller-allocated output refuses a misaligned pointer (`TROCAR_ERROR_INVALID_ARGUMENT`) and is left
 //!   untouched, `trocar_mesh_read_positions`' `out_xyz` included;
 //! - a refused query, batch, submit or CCD query leaves its results answering the previous query exactly (query
-//!   count, hits, feedback, contacts), and a tracker reseeds from them as before.
+//!   count, hits, feedback, contacts), and a tracker reseeds from them as before;
+//! - a refusal's message names the tool's field that is at fault, a mesh as `mesh index1:generation`, and the
+//!   query's index only in a batch.
 
+use std::ffi::{CStr, c_char};
 use std::ptr::{null, null_mut};
+use trocar::internals::ffi::boundary::trocar_last_error_message;
 use trocar::internals::ffi::ccd::{
     TrocarCcdResults, trocar_ccd_edge_edge, trocar_ccd_results_contacts, trocar_ccd_results_create,
     trocar_ccd_results_destroy, trocar_ccd_vertex_face, trocar_default_ccd_def, trocar_query_ccd,
@@ -535,6 +539,77 @@ fn a_refused_ccd_query_leaves_the_contacts_as_they_were() {
     unsafe {
         trocar_ccd_results_destroy(r);
         trocar_context_destroy(other);
+        trocar_context_destroy(ctx);
+    }
+}
+
+/// This thread's last error message.
+fn last_error() -> String {
+    let mut buf = [0 as c_char; 512];
+    unsafe { trocar_last_error_message(buf.as_mut_ptr(), buf.len()) };
+    unsafe { CStr::from_ptr(buf.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A refused tool names the field that is not finite; a single query's message carries no query index (a batch's
+/// does); a stale mesh prints as `mesh index1:generation`, as the header says.
+#[test]
+fn refusal_messages_name_the_field_and_only_a_batch_names_the_query() {
+    let ctx = context();
+    let m = mesh(ctx, &SQUARE, &SQUARE_TRIANGLES);
+    let r = results(ctx);
+    let mut nan_tip = TOOL;
+    nan_tip.tip[1] = f32::NAN;
+    let mut inf_radius = TOOL;
+    inf_radius.radius = f32::INFINITY;
+    let inf_new_tip = [0.5f32, 0.2, f32::NEG_INFINITY];
+    let good_new_tip = [0.5f32, 0.2, -0.1];
+
+    let status = unsafe { trocar_query_static(ctx, m, &nan_tip, TROCAR_VOLUME_CAPSULE, r) };
+    assert_eq!(status, TROCAR_ERROR_INVALID_ARGUMENT);
+    assert_eq!(last_error(), "tool.tip.y is not finite (NaN)");
+    let status = unsafe { trocar_query_dynamic(ctx, m, &inf_radius, good_new_tip.as_ptr(), 0, r) };
+    assert_eq!(status, TROCAR_ERROR_INVALID_ARGUMENT);
+    assert_eq!(last_error(), "tool.radius is not finite (inf)");
+    let status = unsafe { trocar_query_dynamic(ctx, m, &TOOL, inf_new_tip.as_ptr(), 0, r) };
+    assert_eq!(status, TROCAR_ERROR_INVALID_ARGUMENT);
+    assert_eq!(last_error(), "new_tip.z is not finite (-inf)");
+
+    // In a batch or a submission the message begins with the refused query's index.
+    let mut batch = [trocar_default_query(), trocar_default_query()];
+    for q in &mut batch {
+        q.mesh = m;
+        q.tool = TOOL;
+    }
+    batch[1].tool.entry[0] = f32::NAN;
+    for f in [trocar_query_batch, trocar_query_submit] {
+        assert_eq!(
+            unsafe { f(ctx, batch.as_ptr(), 2, r) },
+            TROCAR_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(last_error(), "query 1: tool.entry.x is not finite (NaN)");
+    }
+
+    // The tracker refuses a tool with the same words.
+    let t = tracker(ctx, m);
+    let mut contacts = [Contact::default(); 4];
+    let mut n = 0;
+    let status = unsafe { trocar_tracker_update(t, &nan_tip, contacts.as_mut_ptr(), 4, &mut n) };
+    assert_eq!(status, TROCAR_ERROR_INVALID_ARGUMENT);
+    assert_eq!(last_error(), "tool.tip.y is not finite (NaN)");
+
+    // The context's first mesh is `mesh 1:1`; its slot's next mesh is `mesh 1:2`.
+    assert_eq!((m.index1, m.generation), (1, 1));
+    unsafe { trocar_tracker_destroy(t) };
+    assert_eq!(unsafe { trocar_mesh_destroy(ctx, m) }, TROCAR_OK);
+    let status = unsafe { trocar_query_static(ctx, m, &TOOL, TROCAR_VOLUME_CAPSULE, r) };
+    assert_eq!(status, TROCAR_ERROR_STALE_HANDLE);
+    assert_eq!(last_error(), "mesh 1:1 was destroyed");
+    let again = mesh(ctx, &SQUARE, &SQUARE_TRIANGLES);
+    assert_eq!((again.index1, again.generation), (1, 2));
+    unsafe {
+        trocar_results_destroy(r);
         trocar_context_destroy(ctx);
     }
 }

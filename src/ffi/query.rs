@@ -25,7 +25,8 @@ pub extern "C" fn trocar_default_query() -> TrocarQuery {
     catch(q, || q)
 }
 
-/// Runs one query into `results` (as query 0); on error `results` keeps its previous contents.
+/// Runs one query into `results` (as query 0; its messages name no index); on error `results` keeps its
+/// previous contents.
 ///
 /// # Safety
 /// `ctx`, `results` live objects; `results` used by no other thread.
@@ -33,7 +34,7 @@ unsafe fn run_one(ctx: *const TrocarContext, q: Query, results: *mut TrocarResul
     // SAFETY: forwarded contract.
     let ctx = unsafe { TrocarContext::get(ctx) }?;
     let r = unsafe { TrocarResults::get_mut(results) }?;
-    ctx.query(std::slice::from_ref(&q), &mut r.inner)
+    ctx.query_one(&q, &mut r.inner)
 }
 
 /// Which triangles does the tool at rest touch?
