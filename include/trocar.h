@@ -43,7 +43,8 @@
  *   segments, each with the point closest to the mesh and its closest triangle, moved by walking
  *   the triangle adjacency); trocar_tracker_update (haptic thread, every ms) gives one
  *   TrocarContact per segment and, for segments in contact, a closest strip checked exactly
- *   (trocar_tracker_strip). Once per simulation step, run a capsule query with the tool and pass
+ *   (trocar_tracker_strip). Once per simulation step, run a query with the tool on the tracker's
+ *   mesh (static or dynamic, capsule or frustum; a static capsule query is the usual one) and pass
  *   its results to trocar_tracker_reseed: a dynamic point trapped in a local concavity is then
  *   corrected. After trocar_mesh_set_triangles, updates only ever name live triangles.
  *
@@ -52,6 +53,10 @@
  *   on success. trocar_last_error_message gives the calling thread's last failure in words. A
  *   rejected call changes nothing: the mesh stays exactly as it was. No panic crosses this boundary:
  *   any call may also return TROCAR_ERROR_PANIC (a trocar bug), which the per-function lists leave out.
+ *   Messages name a mesh id as index1:generation, its two fields: "mesh 1:1" is a context's first
+ *   mesh; destroyed, its slot's next mesh is "mesh 1:2". A refused tool names the field at fault
+ *   ("tool.tip.y is not finite (NaN)"); a batch's or submission's message begins with the refused
+ *   query's index ("query 2: ..."), a single query's names none.
  *
  * Thread safety (the rules of record; README.md, "Thread safety", gives the overview)
  *   - A TrocarContext may be used from several threads at once: queries, mesh uploads, updates,
@@ -219,10 +224,14 @@ typedef uint32_t TrocarStatus;
 
 /**
  * A generational mesh id, passed by value; all-zero is the null id.
+ *
+ * Error messages print it as `mesh index1:generation`: `mesh 1:1` is a context's first mesh, and once it is
+ * destroyed the next mesh created in its slot is `mesh 1:2` (the old id then answers
+ * `TROCAR_ERROR_STALE_HANDLE`).
  */
 typedef struct TrocarMeshId {
   /**
-   * Slot plus one; 0 in the null id.
+   * Slot plus one; 0 in the null id. The first number in `mesh 1:1`.
    */
   uint32_t index1;
   /**
@@ -230,7 +239,8 @@ typedef struct TrocarMeshId {
    */
   uint32_t context;
   /**
-   * Generation of the slot.
+   * Generation of the slot: 1 for its first mesh, one more for each mesh created in it since. The second
+   * number in `mesh 1:1`.
    */
   uint32_t generation;
 } TrocarMeshId;
@@ -1098,9 +1108,10 @@ TrocarStatus trocar_tracker_strip(const struct TrocarTracker *tracker,
 /**
  * Offers a query's hits as starting points for a tracker's next update.
  *
- * Give it query `query_index` of `results`, a clip-select query on the tracker's mesh (e.g. a static capsule
- * query with the current tool, run every simulation step): a dynamic point trapped in a local minimum moves to a
- * closer hit. May be called on another thread than the updates, concurrently with them.
+ * Give it query `query_index` of `results`, any query on the tracker's mesh: static or dynamic, capsule or
+ * frustum (usually a static capsule query with the current tool, run every simulation step). A dynamic point
+ * trapped in a local minimum moves to a closer hit. May be called on another thread than the updates,
+ * concurrently with them.
  *
  * # Safety
  * - `tracker`: a live tracker.

@@ -7,8 +7,8 @@ use crate::haptic::Tracker;
 use crate::results::Results;
 
 impl Tracker {
-    /// Offers the hits of query `query_index` of `results` (a clip-select query on this tracker's mesh, run at
-    /// simulation rate) as starting points for the next update: each segment and end point starts from its
+    /// Offers the hits of query `query_index` of `results` (any query on this tracker's mesh, static or dynamic,
+    /// capsule or frustum, run at simulation rate) as starting points for the next update: each segment and end point starts from its
     /// nearest hit if that is closer than where it is. Safe to call from another thread than the updates';
     /// waits at most for an update to copy the previous candidates.
     pub fn reseed(&self, results: &Results, query_index: usize) -> Result<()> {

@@ -8,7 +8,7 @@
 //! - the local concavity of the paper's Figure 4: a crater dug under the tip traps a bare dynamic point while
 //!   the tool crosses its rim; the closest strip finds the rim;
 //! - a dynamic point trapped for good (the contact moved to a part of the mesh no walk can reach): the reseed
-//!   from a clip-select query corrects it.
+//!   from a clip-select query (static or dynamic, capsule or frustum) corrects it.
 
 mod common;
 
@@ -637,6 +637,8 @@ fn a_kept_strip_sees_the_mesh_come_to_the_tool() {
     );
 }
 
+/// The reseed accepts any clip-select query on the tracker's mesh, static or dynamic, capsule or frustum (as
+/// the README, the header and docs/haptic.md say): each corrects the trapped point.
 #[test]
 fn a_trapped_point_is_corrected_by_the_reseed() {
     // Two separate spheres in one mesh: no walk leads from one to the other.
@@ -647,51 +649,71 @@ fn a_trapped_point_is_corrected_by_the_reseed() {
     t.extend(u.iter().map(|tri| tri.map(|i| i + offset)));
     let ctx = common::cpu_context(1);
     let mesh = ctx.create_mesh(&p, &t).unwrap();
-    let tracker = ctx
-        .create_tracker(
-            mesh,
-            &TrackerDef {
-                segment_count: 1,
-                max_strip_length: 32,
-            },
-        )
-        .unwrap();
     let mut results = ctx.create_results();
     let radius = 0.3;
-    let mut contact = [Contact::default()];
-    // The tool lies over the left sphere, then is carried over to pass just above the right one, its ends far
-    // from both: the walk is stuck on the left sphere (an end point's search finds the right sphere, but
-    // farther than the walk's answer).
-    let mut tool = Tool {
-        entry: Vec3::new(-3.0, 2.1, 8.0),
-        tip: Vec3::new(-3.0, 2.1, -8.0),
-        radius,
-        up: Vec3::ZERO,
-    };
-    tracker.update(&tool, &mut contact).unwrap();
-    assert!(
-        t[contact[0].triangle as usize][0] < offset,
-        "starts on the left sphere"
-    );
-    tool.entry = Vec3::new(3.0, 2.15, 8.0);
-    tool.tip = Vec3::new(3.0, 2.15, -8.0);
-    tracker.update(&tool, &mut contact).unwrap();
-    let want = reference(&p, &t, tool.entry, tool.tip, true);
-    assert!(
-        want.signed > 0.0 && want.signed < radius as f64,
-        "the tool touches the right sphere"
-    );
-    assert!(
-        contact[0].penetration < 0.0,
-        "without a reseed the point stays trapped on the left sphere: {:?}",
-        contact[0]
-    );
-    // The simulation's query finds the right sphere; the next update is right.
-    ctx.query_static(mesh, &tool, VolumeKind::Capsule, &mut results)
+    let queries = [
+        ("static capsule", None, VolumeKind::Capsule),
+        ("static frustum", None, VolumeKind::Frustum),
+        (
+            "dynamic capsule",
+            Some(Vec3::new(3.0, 2.1, -8.0)),
+            VolumeKind::Capsule,
+        ),
+        (
+            "dynamic frustum",
+            Some(Vec3::new(3.0, 2.1, -8.0)),
+            VolumeKind::Frustum,
+        ),
+    ];
+    for (what, new_tip, volume) in queries {
+        let tracker = ctx
+            .create_tracker(
+                mesh,
+                &TrackerDef {
+                    segment_count: 1,
+                    max_strip_length: 32,
+                },
+            )
+            .unwrap();
+        let mut contact = [Contact::default()];
+        // The tool lies over the left sphere, then is carried over to pass just above the right one, its ends
+        // far from both: the walk is stuck on the left sphere (an end point's search finds the right sphere,
+        // but farther than the walk's answer).
+        let mut tool = Tool {
+            entry: Vec3::new(-3.0, 2.1, 8.0),
+            tip: Vec3::new(-3.0, 2.1, -8.0),
+            radius,
+            up: Vec3::ZERO,
+        };
+        tracker.update(&tool, &mut contact).unwrap();
+        assert!(
+            t[contact[0].triangle as usize][0] < offset,
+            "{what}: starts on the left sphere"
+        );
+        tool.entry = Vec3::new(3.0, 2.15, 8.0);
+        tool.tip = Vec3::new(3.0, 2.15, -8.0);
+        tracker.update(&tool, &mut contact).unwrap();
+        let want = reference(&p, &t, tool.entry, tool.tip, true);
+        assert!(
+            want.signed > 0.0 && want.signed < radius as f64,
+            "the tool touches the right sphere"
+        );
+        assert!(
+            contact[0].penetration < 0.0,
+            "{what}: without a reseed the point stays trapped on the left sphere: {:?}",
+            contact[0]
+        );
+        // The simulation's query finds the right sphere; the next update is right.
+        match new_tip {
+            None => ctx.query_static(mesh, &tool, volume, &mut results),
+            Some(n) => ctx.query_dynamic(mesh, &tool, n, volume, &mut results),
+        }
         .unwrap();
-    tracker.reseed(&results, 0).unwrap();
-    tracker.update(&tool, &mut contact).unwrap();
-    check_contact(&p, &t, &contact[0], &want, radius, 1e-4, "after the reseed");
-    assert!(t[contact[0].triangle as usize][0] >= offset);
-    assert!(tracker.stats().unwrap().seeds_taken > 0);
+        assert!(!results.hits(0).unwrap().is_empty(), "{what}: no hit");
+        tracker.reseed(&results, 0).unwrap();
+        tracker.update(&tool, &mut contact).unwrap();
+        check_contact(&p, &t, &contact[0], &want, radius, 1e-4, what);
+        assert!(t[contact[0].triangle as usize][0] >= offset, "{what}");
+        assert!(tracker.stats().unwrap().seeds_taken > 0, "{what}");
+    }
 }

@@ -580,7 +580,8 @@ public:
         check(trocar_tracker_strip(live(), segment, &c, &n), "trocar_tracker_strip");
         return ContactView(c, n);
     }
-    /// Offers the hits of query `query_index` of `results` (a clip-select query on this mesh) as starting points.
+    /// Offers the hits of query `query_index` of `results` (any query on this mesh: static or dynamic, capsule or
+    /// frustum) as starting points.
     void reseed(const Results &results, std::uint32_t query_index = 0) {
         check(trocar_tracker_reseed(live(), results.get(), query_index), "trocar_tracker_reseed");
     }

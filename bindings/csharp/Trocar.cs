@@ -570,7 +570,8 @@ namespace Trocar
             return a;
         }
 
-        /// <summary>Offers the hits of query `queryIndex` of a clip-select query on this mesh as starting points.</summary>
+        /// <summary>Offers the hits of query `queryIndex` of `results` (any query on this mesh: static or dynamic,
+        /// capsule or frustum) as starting points.</summary>
         public void Reseed(TrocarResults results, uint queryIndex = 0)
         {
             Native.Check(Native.trocar_tracker_reseed(Handle, results.Handle, queryIndex), "trocar_tracker_reseed");

@@ -814,7 +814,8 @@ class Tracker(_Handle):
         return [_contact_record(ptr[k]) for k in range(n.value)]
 
     def reseed(self, results, query_index=0):
-        """Offers the hits of query `query_index` of a clip-select Results on this mesh as starting points."""
+        """Offers the hits of query `query_index` of `results` (any query on this mesh: static or dynamic, capsule
+        or frustum) as starting points."""
         _check(_lib.trocar_tracker_reseed(self._h(), results._h(), query_index), "trocar_tracker_reseed")
 
 

@@ -198,9 +198,10 @@ pub unsafe extern "C" fn trocar_tracker_strip(
 
 /// Offers a query's hits as starting points for a tracker's next update.
 ///
-/// Give it query `query_index` of `results`, a clip-select query on the tracker's mesh (e.g. a static capsule
-/// query with the current tool, run every simulation step): a dynamic point trapped in a local minimum moves to a
-/// closer hit. May be called on another thread than the updates, concurrently with them.
+/// Give it query `query_index` of `results`, any query on the tracker's mesh: static or dynamic, capsule or
+/// frustum (usually a static capsule query with the current tool, run every simulation step). A dynamic point
+/// trapped in a local minimum moves to a closer hit. May be called on another thread than the updates,
+/// concurrently with them.
 ///
 /// # Safety
 /// - `tracker`: a live tracker.

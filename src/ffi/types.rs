@@ -66,14 +66,19 @@ pub struct TrocarTrackerDef {
 }
 
 /// A generational mesh id, passed by value; all-zero is the null id.
+///
+/// Error messages print it as `mesh index1:generation`: `mesh 1:1` is a context's first mesh, and once it is
+/// destroyed the next mesh created in its slot is `mesh 1:2` (the old id then answers
+/// `TROCAR_ERROR_STALE_HANDLE`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct TrocarMeshId {
-    /// Slot plus one; 0 in the null id.
+    /// Slot plus one; 0 in the null id. The first number in `mesh 1:1`.
     pub index1: u32,
     /// Tag of the owning context: no two live contexts share one, so an id of another context is refused.
     pub context: u32,
-    /// Generation of the slot.
+    /// Generation of the slot: 1 for its first mesh, one more for each mesh created in it since. The second
+    /// number in `mesh 1:1`.
     pub generation: u32,
 }
 
