@@ -5,9 +5,9 @@
 # Mono's mcs and runtime for the C# binding), then cargo fmt/clippy/doc, a check that src/'s modules
 # import each other one way only, the Rust tests on both backends
 # (header check included), the C/C++ examples under ctest (CPU and GPU cases), the Python and C#
-# bindings' tests (bindings/run-tests.sh), and smoke runs of the benchmarks (clip-select, GPU,
-# haptic). Needs nothing beside the checkout: the data it reads is in data/. With CI=true, GPU tests
-# that find no adapter fail instead of skipping.
+# bindings' tests (bindings/run-tests.sh: Python from a wheel installed where there is no cargo), and
+# smoke runs of the benchmarks (clip-select, GPU, haptic). Needs nothing beside the checkout: the data it
+# reads is in data/. With CI=true, GPU tests that find no adapter fail instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +28,8 @@ compgen -G '/usr/share/vulkan/icd.d/lvp_icd.*.json' >/dev/null || missing+=(mesa
 grep -q 'libvulkan\.so\.1' <<<"$(PATH="$PATH:/sbin:/usr/sbin" ldconfig -p 2>/dev/null)" || missing+=(libvulkan1)
 # The bindings' tests: python3 for the ctypes binding, Mono's C# compiler and runtime for the P/Invoke one.
 command -v python3 >/dev/null || missing+=(python3)
-# The Python package is tested from a fresh virtual environment (Debian splits ensurepip into python3-venv).
+# The Python package is built into a wheel and tested installed in a fresh virtual environment with no cargo on
+# its PATH (Debian splits ensurepip, which both virtual environments need, into python3-venv).
 python3 -c "import ensurepip" 2>/dev/null || missing+=(python3-venv)
 command -v mcs >/dev/null || missing+=(mono-mcs)
 command -v mono >/dev/null || missing+=(mono-runtime)

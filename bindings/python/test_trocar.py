@@ -10,12 +10,14 @@ import ctypes
 import importlib.util
 import math
 import os
+import shutil
 import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# TROCAR_PYTHON_INSTALLED=1: test the package pip installed (bindings/run-tests.sh does, from a fresh virtual
-# environment), not the module beside this file; then no test may skip.
+# TROCAR_PYTHON_INSTALLED=1: test the package pip installed (bindings/run-tests.sh does: a wheel installed into a
+# fresh virtual environment, run with no cargo or rustc on PATH), not the module beside this file; then no test may
+# skip, and cargo and rustc must not be on PATH.
 INSTALLED = os.environ.get("TROCAR_PYTHON_INSTALLED") == "1"
 if INSTALLED:  # Python puts a script's own folder first on the path: take it away
     sys.path = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
@@ -772,7 +774,8 @@ class TrackerTest(unittest.TestCase):
 
 @unittest.skipUnless(INSTALLED, "TROCAR_PYTHON_INSTALLED not set (bindings/run-tests.sh sets it)")
 class InstalledPackageTest(unittest.TestCase):
-    """`pip install ./bindings/python` gives a module that loads its own bundled library, with numpy."""
+    """The wheel `pip wheel ./bindings/python` built, installed where there is no Rust: a module that loads its own
+    bundled library, with numpy."""
 
     def test_module_and_library_come_from_the_installed_package(self):
         module_dir = os.path.dirname(os.path.abspath(trocar.__file__))
@@ -782,6 +785,11 @@ class InstalledPackageTest(unittest.TestCase):
 
     def test_numpy_is_installed(self):
         self.assertIsNotNone(np, "the test command installs numpy with the package")
+
+    def test_no_rust_toolchain_on_the_path(self):
+        # bindings/run-tests.sh installs a wheel and runs this where a user without Rust would.
+        for tool in ("cargo", "rustc"):
+            self.assertIsNone(shutil.which(tool), "%s is on the PATH of the installed package's test" % tool)
 
 
 if __name__ == "__main__":
