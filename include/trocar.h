@@ -404,7 +404,8 @@ typedef struct TrocarContact {
    * Distance from the axis to the mesh: positive outside, negative inside (a closed, consistently oriented
    * mesh, wound outward or inward alike), 0 where the axis crosses the surface with both ends outside.
    * Inside, minus the depth of the segment's deepest end point: its distance to the nearest surface of the
-   * whole mesh, whichever the tool came in through (an end point outside is never reported inside).
+   * whole mesh, whichever the tool came in through (an end point outside is never reported inside). A tool
+   * whose axis is within its radius of no triangle (through a cut's hole) is apart on every segment.
    */
   float signed_distance;
   /**

@@ -619,6 +619,79 @@ impl Bounds {
         .unwrap_or(0.0)
     }
 
+    /// Whether some triangle lies within `reach` of segment `[a, b]` (exactly, on `pos`): the tool's axis
+    /// touches the mesh. A branch and bound that stops at the first such triangle.
+    pub fn touches_segment<P: Positions>(
+        &self,
+        pos: &P,
+        triangles: &[[u32; 3]],
+        [a, b]: [Vec3; 2],
+        reach: f32,
+        counters: &mut WalkCounters,
+    ) -> bool {
+        if self.nodes.is_empty() {
+            return false;
+        }
+        let probe = Probe::Segment(a, b);
+        let near = |t: u32, counters: &mut WalkCounters| {
+            evaluate(pos, triangles, t, &probe, counters)
+                .closest
+                .distance
+                < reach
+        };
+        let found = self.on_stable_boxes(
+            pos,
+            |grow, counters| self.any_near_segment([a, b], reach, grow, |t| near(t, counters)),
+            counters,
+        );
+        found.unwrap_or_else(|| (0..triangles.len() as u32).any(|t| near(t, counters)))
+    }
+
+    /// Whether `near` holds for a live triangle of a node whose boxes (grown by `grow`) come within `reach` of
+    /// segment `[a, b]`: the gap between a node's box and the segment's, and for a leaf between its slab and the
+    /// segment's extent along the slab's normal, bound the distance from below.
+    fn any_near_segment(
+        &self,
+        [a, b]: [Vec3; 2],
+        reach: f32,
+        grow: f32,
+        mut near: impl FnMut(u32) -> bool,
+    ) -> bool {
+        let (lo, hi) = (a.min(b), a.max(b));
+        let g = Vec3::splat(grow);
+        let mut stack = [0u32; STACK];
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let i = stack[top];
+            let node = self.nodes[i as usize];
+            let bx = self.load(i);
+            let gap = (bx.min - g - hi).max(lo - bx.max - g).max(Vec3::ZERO);
+            if gap.length() >= reach {
+                continue;
+            }
+            if node.count == 0 {
+                for child in [node.first, i + 1] {
+                    if top < STACK {
+                        stack[top] = child;
+                        top += 1;
+                    }
+                }
+                continue;
+            }
+            let (n, s_lo, s_hi) = self.load_slab(i);
+            let (ha, hb) = (n.dot(a), n.dot(b));
+            if (s_lo - ha.max(hb)).max(ha.min(hb) - s_hi) - grow >= reach {
+                continue;
+            }
+            let range = node.first as usize..(node.first + node.count) as usize;
+            if self.order[range].iter().any(|&t| t != DEAD && near(t)) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Runs a search on boxes grown by the travel between them and `pos` (see the module's comment); `None`
     /// when a refit kept beginning during it.
     fn on_stable_boxes<P: Positions, R>(
@@ -1077,6 +1150,34 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_segment_touches_the_mesh_exactly_when_a_triangle_is_within_reach() {
+        let (p, t) = torus(40, 12);
+        let bounds = Bounds::new(&t, &p, 0.0).unwrap();
+        let mut counters = WalkCounters::default();
+        let ends: Vec<Vec3> = points(600).collect();
+        for (i, pair) in ends.chunks(2).enumerate() {
+            let (a, b) = (pair[0], pair[1]);
+            let reach = 0.05 + 0.1 * (i % 5) as f32;
+            let nearest = (0..t.len() as u32)
+                .map(|k| {
+                    evaluate(&p, &t, k, &Probe::Segment(a, b), &mut counters)
+                        .closest
+                        .distance
+                })
+                .fold(f32::INFINITY, f32::min);
+            // Away from the threshold by more than rounding, the answer is the brute force's.
+            if (nearest - reach).abs() > 1e-4 {
+                let touches = bounds.touches_segment(&p, &t, [a, b], reach, &mut counters);
+                assert_eq!(
+                    touches,
+                    nearest < reach,
+                    "{a} {b}: nearest {nearest}, reach {reach}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -17,6 +17,10 @@
 //! any penalty on the closest surface does (a god-object that keeps the entry side is the simulation's to
 //! build on top, from these contacts).
 //!
+//! A tool whose axis comes within its radius of no triangle of the whole mesh touches nothing: every segment is
+//! then apart, whatever side its end points are on. On a closed organ that cannot happen with the entry point
+//! outside and the tip inside; on an open one it does, a tool through a cut's hole having nothing to push on.
+//!
 //! `penetration = radius - signed_distance` is positive exactly when the round tool touches the mesh. `normal`
 //! is the unit direction that pushes the mesh off the tool (into the organ), the convention of `TrocarHit`: the
 //! reaction force on the tool is along `-normal`. It is the direction between the two closest points, so
@@ -53,7 +57,8 @@ pub struct Contact {
     /// Distance from the axis to the mesh: positive outside, negative inside (a closed, consistently oriented
     /// mesh, wound outward or inward alike), 0 where the axis crosses the surface with both ends outside.
     /// Inside, minus the depth of the segment's deepest end point: its distance to the nearest surface of the
-    /// whole mesh, whichever the tool came in through (an end point outside is never reported inside).
+    /// whole mesh, whichever the tool came in through (an end point outside is never reported inside). A tool
+    /// whose axis is within its radius of no triangle (through a cut's hole) is apart on every segment.
     pub signed_distance: f32,
     /// `radius - signed_distance`: positive when the round tool is in contact.
     pub penetration: f32,

@@ -247,9 +247,10 @@ impl State {
         self.walk_segments(pos, &line, &mut starts, &mut tally);
         self.end_points(pos, &line, tool.radius, &mut tally);
         self.take_closer_end_points(pos, &line, &mut tally);
+        let untouched = self.touches_nothing(pos, &line, tool.radius, &mut tally);
         for k in 0..line.n {
             let ends = [&self.found_ends[k], &self.found_ends[k + 1]];
-            self.outside[k] = apart_outside(&self.found_segments[k], ends);
+            self.outside[k] = untouched || apart_outside(&self.found_segments[k], ends);
         }
         self.contacts_and_strips(pos, &line, tool.radius, def, &mut tally);
         self.counters = tally.counters;
@@ -258,6 +259,32 @@ impl State {
         self.searches = tally.searches;
         self.strip_moves = tally.strip_moves;
         self.strip_builds = tally.strip_builds;
+    }
+
+    /// Whether the tool touches nothing although an end point is inside: no triangle of the whole mesh within
+    /// `radius` of its axis (checked only when no segment's walk found one). That happens where the mesh is
+    /// open, a tool through a cut's hole: with nothing to push on, every segment is then apart, not inside.
+    #[inline]
+    fn touches_nothing<P: Positions>(
+        &self,
+        pos: &P,
+        line: &Line,
+        radius: f32,
+        tally: &mut Tally,
+    ) -> bool {
+        let n = line.n;
+        let inside = self.found_ends[..=n].iter().any(|e| e.is_inside());
+        let near = self.found_segments[..n]
+            .iter()
+            .any(|f| f.closest.distance < radius);
+        if !inside || near {
+            return false;
+        }
+        tally.searches += 1;
+        let topology = &*self.topology;
+        let axis = [line.point(0), line.point(n)];
+        let triangles = &topology.triangles;
+        !(topology.bounds).touches_segment(pos, triangles, axis, radius, &mut tally.counters)
     }
 
     /// Segment walks that have no previous answer start from the nearest vertex; one scan serves all of them.
