@@ -9,14 +9,15 @@
 //! the walk was right (nearly always) that costs one descent to the point's own leaf.
 //!
 //! The tree's shape is built once per triangle list, in O(triangles): the triangles sorted along a Morton
-//! curve through their centroids, halved again and again, at most [`LEAF_SIZE`] triangles a leaf. Its boxes follow the positions: the mesh's writer refits them after each
-//! position write (only the nodes above the written vertices when few were written), in place, between two
-//! stamps of the positions' travel ([`super::mirror::Snapshot::travel`]): `begun` before it writes a box,
-//! `done` after its last. A reader on positions of travel `t` that saw stamps `done ≤ begun` reads boxes each
-//! exact for positions of some travel in between, so every box grown by `max(|t - done|, |t - begun|)` holds
-//! its triangles on the reader's positions (no point moved farther), and a search is exact on them. A reader
-//! that sees `begun` change during its search searches again; after a few tries it drops the boxes and tests
-//! every triangle.
+//! curve through their centroids, halved again and again, at most [`LEAF_SIZE`] triangles a leaf; a local cut
+//! keeps it ([`Bounds::updated`]). Its boxes follow the positions: the mesh's writer refits them once the
+//! writes since the last refit have moved the mesh by more than a small slack (only the nodes above the
+//! written vertices when few were written), in place, between two stamps of the positions' travel
+//! ([`super::mirror::Snapshot::travel`]): `begun` before it writes a box, `done` after its last. A reader on
+//! positions of travel `t` that saw stamps `done ≤ begun` reads boxes each exact for positions of some travel
+//! in between, so every box grown by `max(|t - done|, |t - begun|)` holds its triangles on the reader's
+//! positions (no point moved farther), and a search is exact on them. A reader that sees `begun` change
+//! during its search searches again; after a few tries it drops the boxes and tests every triangle.
 
 use super::Positions;
 use super::adjacency::{Adjacency, NONE};
@@ -85,6 +86,11 @@ pub struct Bounds {
     done: AtomicU64,
     /// The writer's nodes to refit, listed and marked (it alone takes this lock, under the mesh's write lock).
     scratch: Mutex<(Vec<u32>, Vec<bool>)>,
+    /// The travel a write may add before the boxes are refit: 1/32 of a leaf box's mean diagonal. Until
+    /// then readers grow the boxes by the travel since their fit, which costs a search little.
+    slack: f32,
+    /// The vertices written since the last refit (the writer's alone, like `scratch`).
+    unfitted: Mutex<Option<Range<usize>>>,
 }
 
 /// An axis-aligned box.
@@ -170,7 +176,7 @@ impl Bounds {
         grown(&mut listed, nodes.len())?;
         grown(&mut marked, nodes.len())?;
         marked.resize(nodes.len(), false);
-        let bounds = Self {
+        let mut bounds = Self {
             nodes,
             order,
             parent,
@@ -184,8 +190,16 @@ impl Bounds {
             begun: AtomicU64::new(travel.to_bits()),
             done: AtomicU64::new(travel.to_bits()),
             scratch: Mutex::new((listed, marked)),
+            slack: 0.0,
+            unfitted: Mutex::new(None),
         };
         bounds.refit_all(pos, travel, false);
+        let leaves = bounds.nodes.iter().enumerate().filter(|(_, n)| n.count > 0);
+        let (count, sum) = leaves.fold((0usize, 0f64), |(c, s), (i, _)| {
+            let b = bounds.load(i as u32);
+            (c + 1, s + f64::from((b.max - b.min).length()))
+        });
+        bounds.slack = (sum / count.max(1) as f64 / 32.0) as f32;
         Ok(bounds)
     }
 
@@ -195,7 +209,7 @@ impl Bounds {
     /// leaf of a vertex-sharing neighbour, and only the leaves that changed refit, with the nodes above them.
     /// `None` when a full build is due instead: much changed, an added triangle found no room near it, a
     /// leaf's corners outgrew its list, or dead entries pile up.
-    pub fn updated<P: Positions>(
+    pub fn updated<P: Positions + Sync>(
         &self,
         old: &[[u32; 3]],
         new: &[[u32; 3]],
@@ -205,15 +219,15 @@ impl Bounds {
     ) -> Result<Option<Self>> {
         let longest = old.len().max(new.len());
         let limit = longest / 8;
-        // The copied boxes must be exact on `pos`: fitted, and not since moved.
-        let fitted = [&self.begun, &self.done].map(|a| f64::from_bits(a.load(Ordering::Relaxed)));
         if new.is_empty()
             || self.leaf_of.len() != old.len()
             || old.len().abs_diff(new.len()) > limit
-            || fitted != [travel; 2]
         {
             return Ok(None);
         }
+        // Copied boxes fitted on other positions (refits put off by the slack) are all refit.
+        let fitted = [&self.begun, &self.done].map(|a| f64::from_bits(a.load(Ordering::Relaxed)));
+        let stale = fitted != [travel; 2] || self.unfitted.lock().is_some();
         let changed: Vec<usize> = (0..longest).filter(|&s| old.get(s) != new.get(s)).collect();
         if changed.len() > limit {
             return Ok(None);
@@ -321,8 +335,14 @@ impl Bounds {
             begun: AtomicU64::new(self.begun.load(Ordering::Relaxed)),
             done: AtomicU64::new(self.done.load(Ordering::Relaxed)),
             scratch: Mutex::new((listed, marked)),
+            slack: self.slack,
+            unfitted: Mutex::new(None),
         };
-        bounds.refit_leaves(dirty.into_iter(), pos, travel);
+        if stale {
+            bounds.refit_all(pos, travel, false);
+        } else {
+            bounds.refit_leaves(dirty.into_iter(), pos, travel);
+        }
         Ok(Some(bounds))
     }
 
@@ -401,9 +421,10 @@ impl Bounds {
         list.iter().all(|&v| (v as usize) < vertex_count)
     }
 
-    /// Refits the boxes after a write of vertices `written` (the positions now `pos`, of travel `travel`):
-    /// the nodes above those vertices' triangles (found through `adjacency`'s fans) when few were written,
-    /// else every node, on the current rayon pool when `parallel`. Only the mesh's writer calls this.
+    /// Refits the boxes after a write of vertices `written` (the positions now `pos`, of travel `travel`),
+    /// unless the travel since their fit is still within the slack (the write is then remembered): the nodes
+    /// above the vertices written since the last refit (found through `adjacency`'s fans) when few were, else
+    /// every node, on the current rayon pool when `parallel`. Only the mesh's writer calls this.
     pub fn refit<P: Positions + Sync>(
         &self,
         adjacency: &Adjacency,
@@ -415,6 +436,17 @@ impl Bounds {
         if self.nodes.is_empty() {
             return;
         }
+        let mut unfitted = self.unfitted.lock();
+        let written = match unfitted.take() {
+            Some(r) => r.start.min(written.start)..r.end.max(written.end),
+            None => written,
+        };
+        let done = f64::from_bits(self.done.load(Ordering::Relaxed));
+        if (travel - done).abs() <= f64::from(self.slack) {
+            *unfitted = Some(written);
+            return;
+        }
+        drop(unfitted);
         if written.len() * PARTIAL_REFIT_FRACTION >= pos.vertex_count() {
             self.refit_all(pos, travel, parallel);
             return;
@@ -1078,6 +1110,51 @@ mod tests {
         let all = Moved(moved.0.iter().map(|&v| v * 1.2 + Vec3::X).collect(), 4.0);
         bounds.refit(&adjacency, &all, 0..p.len(), 4.0, true);
         check(&bounds, &all, &t, "whole write");
+        assert!(boxes_hold(&bounds, &all, &t));
+    }
+
+    /// Whether every leaf's box, grown by the travel since the boxes' fit, holds its triangles on `pos`.
+    fn boxes_hold(bounds: &Bounds, pos: &Moved, triangles: &[[u32; 3]]) -> bool {
+        let grow = (pos.1 - f64::from_bits(bounds.done.load(Ordering::Relaxed))).abs() as f32;
+        bounds.nodes.iter().enumerate().all(|(i, node)| {
+            let b = bounds.load(i as u32);
+            let entries = &bounds.order[node.first as usize..(node.first + node.count) as usize];
+            let live = entries.iter().filter(|&&t| t != DEAD);
+            live.flat_map(|&t| triangles[t as usize]).all(|v| {
+                let c = pos.get(v);
+                c.cmpge(b.min - grow - 1e-5).all() && c.cmple(b.max + grow + 1e-5).all()
+            })
+        })
+    }
+
+    #[test]
+    fn small_writes_wait_for_the_slack_then_refit_all_they_moved() {
+        let (p, t) = torus(40, 12);
+        let bounds = Bounds::new(&t, &p, 0.0).unwrap();
+        let adjacency = Adjacency::new(&t, p.len()).unwrap();
+        assert!(bounds.slack > 0.0);
+        // Writes within the slack: no refit, readers grow the boxes by the travel.
+        let mut moved = Moved(p.clone(), 0.0);
+        let nudge = bounds.slack * 0.45;
+        for (k, range) in [100..110, 300..320].into_iter().enumerate() {
+            for v in range.clone() {
+                moved.0[v] += Vec3::new(nudge, 0.0, 0.0);
+            }
+            moved.1 = f64::from(nudge) * (k + 1) as f64;
+            bounds.refit(&adjacency, &moved, range, moved.1, false);
+            assert_eq!(f64::from_bits(bounds.done.load(Ordering::Relaxed)), 0.0);
+            assert!(boxes_hold(&bounds, &moved, &t));
+            check(&bounds, &moved, &t, "within the slack");
+        }
+        // A third write exceeds it: every vertex written since the fit is refit, not only the last ones.
+        for v in 400..405 {
+            moved.0[v] += Vec3::new(nudge, 0.0, 0.0);
+        }
+        moved.1 += f64::from(nudge);
+        bounds.refit(&adjacency, &moved, 400..405, moved.1, false);
+        assert_eq!(f64::from_bits(bounds.done.load(Ordering::Relaxed)), moved.1);
+        assert!(boxes_hold(&bounds, &moved, &t));
+        check(&bounds, &moved, &t, "past the slack");
     }
 
     /// Whether every live slot of `triangles` has one entry in `bounds`' order, in the leaf `leaf_of` names.
@@ -1134,22 +1211,19 @@ mod tests {
             .unwrap();
         assert!(consistent(&moved, &flipped));
         check(&moved, &p, &flipped, "rotated corners");
-        // Too much changed, or boxes fitted on other positions: a full build is due.
+        // Too much changed: a full build is due.
         let rotated: Vec<_> = t.iter().cycle().skip(1).take(t.len()).copied().collect();
         let adjacency = Adjacency::new(&rotated, p.len()).unwrap();
-        assert!(
-            built
-                .updated(&t, &rotated, &adjacency, &p, 0.0)
-                .unwrap()
-                .is_none()
-        );
+        let update = built.updated(&t, &rotated, &adjacency, &p, 0.0).unwrap();
+        assert!(update.is_none());
+        // Boxes fitted on other positions: every box is refit.
+        let shifted = Moved(p.iter().map(|&v| v * 1.1 + Vec3::Y).collect(), 3.0);
         let adjacency = Adjacency::new(&cut, p.len()).unwrap();
-        assert!(
-            built
-                .updated(&t, &cut, &adjacency, &p, 1.0)
-                .unwrap()
-                .is_none()
-        );
+        let refit = built
+            .updated(&t, &cut, &adjacency, &shifted, 3.0)
+            .unwrap()
+            .unwrap();
+        check(&refit, &shifted, &cut, "cut on moved positions");
     }
 
     #[test]
