@@ -5,7 +5,9 @@
  *   Create a context (trocar_default_context_def, trocar_context_create), upload meshes
  *   (trocar_mesh_create), then every simulation step move vertices (trocar_mesh_update_positions)
  *   and ask static or dynamic tool queries into a reused TrocarResults (trocar_query_*), and read
- *   the hits and feedback polygons through trocar_results_hits / trocar_results_feedback.
+ *   the hits and feedback polygons through trocar_results_hits / trocar_results_feedback. A cut that
+ *   re-triangulates the existing vertices calls trocar_mesh_set_triangles; one that adds (or removes)
+ *   vertices calls trocar_mesh_set_topology, which replaces both and keeps the mesh id.
  *   This header follows that order: context, mesh, query, results, tracker, CCD, then statuses and
  *   version. Each function says what it does, then one line per pointer argument (may it be NULL, how
  *   long, how long it is used, written only on success), then the statuses it returns.
@@ -46,7 +48,8 @@
  *   (trocar_tracker_strip). Once per simulation step, run a query with the tool on the tracker's
  *   mesh (static or dynamic, capsule or frustum; a static capsule query is the usual one) and pass
  *   its results to trocar_tracker_reseed: a dynamic point trapped in a local concavity is then
- *   corrected. After trocar_mesh_set_triangles, updates only ever name live triangles.
+ *   corrected. After trocar_mesh_set_triangles, updates only ever name live triangles; after
+ *   trocar_mesh_set_topology, a tracker's next update starts over as a new tracker's would.
  *
  * Errors
  *   Every call that can fail returns a TrocarStatus; TROCAR_OK is 0. Out-parameters are written only
@@ -87,7 +90,7 @@
  *     it asks the writer to wait, so trocar_mesh_update_positions may wait for one tracker update
  *     (microseconds; 2 ms at most, for a haptic thread suspended mid-update, which then retries)
  *     and a tracker update finishes as soon as one try fits between two writes. A trocar_mesh_set_triangles
- *     concurrent with an update applies from the next update on.
+ *     or trocar_mesh_set_topology concurrent with an update applies from the next update on.
  *   - A tracker may outlive its mesh and its context: its calls then return
  *     TROCAR_ERROR_STALE_HANDLE, and it can only be destroyed.
  *
@@ -727,6 +730,42 @@ TrocarStatus trocar_mesh_set_triangles(struct TrocarContext *ctx,
                                        uint32_t triangle_count);
 
 /**
+ * Replaces a mesh's vertices and triangles in one call (a cut that adds or removes vertices).
+ *
+ * The vertex count may change, up or down; the mesh keeps its id. All or nothing, validated as
+ * `trocar_mesh_create` validates. Afterwards the mesh answers as one newly created from these arrays would:
+ * - queries: results already collected keep their answers (their triangle indices name the old list), and a
+ *   batch in flight answers for the mesh as it was at submission, as after `trocar_mesh_set_triangles` (a GPU
+ *   batch that overflowed then returns `TROCAR_ERROR_RESULTS_OVERFLOW` from `trocar_results_wait`);
+ * - CCD: the step starts over: until the next `trocar_mesh_update_positions`, each vertex stands still at its
+ *   new position, and from then on moves from there (a step begun before this call is dropped: its start
+ *   positions named the old vertices);
+ * - trackers stay valid: at its next update each drops the triangles and vertices it had found, which named
+ *   the old lists, and starts as a tracker newly created on the mesh would (its strip reads empty until then,
+ *   as after `trocar_mesh_set_triangles`).
+ *
+ * To remove triangles only, keeping every vertex, `trocar_mesh_set_triangles` is cheaper for tracked meshes
+ * (their trackers keep their neighbourhoods).
+ *
+ * # Safety
+ * - `ctx`: a live context.
+ * - `positions_xyz`: `3 * vertex_count` floats, read during the call only; NULL only when `vertex_count` is 0.
+ * - `indices`: `3 * triangle_count` values, read during the call only; NULL only when `triangle_count` is 0.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a coordinate NaN, infinite or beyond
+ * `TROCAR_MAX_COORDINATE`, a misaligned pointer, a foreign id); `TROCAR_ERROR_OUT_OF_RANGE` (an index past the
+ * new vertices); `TROCAR_ERROR_STALE_HANDLE`; `TROCAR_ERROR_OUT_OF_MEMORY`. A refused call leaves the mesh, its
+ * trackers and its CCD step as they were.
+ */
+TrocarStatus trocar_mesh_set_topology(struct TrocarContext *ctx,
+                                      struct TrocarMeshId mesh,
+                                      const float *positions_xyz,
+                                      uint32_t vertex_count,
+                                      const uint32_t *indices,
+                                      uint32_t triangle_count);
+
+/**
  * Destroys a mesh.
  *
  * Its id becomes stale: every later call with it returns `TROCAR_ERROR_STALE_HANDLE`.
@@ -1085,9 +1124,9 @@ TrocarStatus trocar_tracker_update(struct TrocarTracker *tracker,
  * `trocar_mesh_update_positions` ran since. A strip contact's distance is signed for its triangle alone:
  * negative when the segment lies behind that triangle or crosses it with an end point behind it (how far past it
  * the tool reached), never negative while the segment's own contact says it is outside. Empty (NULL, count 0,
- * `TROCAR_OK`) when `trocar_mesh_set_triangles` replaced the mesh's triangles after the last update, until the
- * next update: a strip's triangles are indices into the list that update saw, and they change meaning with the
- * new list (an update takes the new list over). So a strip's triangles always index the list current when this
+ * `TROCAR_OK`) when `trocar_mesh_set_triangles` (or `trocar_mesh_set_topology`) replaced the mesh's triangles
+ * after the last update, until the next update: a strip's triangles are indices into the list that update saw,
+ * and they change meaning with the new list (an update takes the new list over). So a strip's triangles always index the list current when this
  * call was made (a re-triangulation on another thread meanwhile or after it is the caller's to order).
  *
  * # Safety

@@ -249,6 +249,25 @@ impl Context {
             .mesh_changed(id, &mesh, MeshChange::Triangles)
     }
 
+    /// Replaces a mesh's vertices and triangles at once (a cut that adds vertices, say), keeping its id; the
+    /// vertex count may change. Validated as [`Context::create_mesh`] validates, and a rejected call changes
+    /// nothing. Afterwards the mesh answers as a mesh newly created from `positions` and `triangles` would:
+    /// its CCD step starts over (each vertex stands at its new position until the next update), and its
+    /// trackers drop what they found and start over at their next update, as new trackers would. Results
+    /// already collected keep their answers; a batch in flight answers for the mesh as it was at submission
+    /// (as after [`Context::set_triangles`]).
+    pub fn set_topology(
+        &self,
+        id: MeshId,
+        positions: &[[f32; 3]],
+        triangles: &[[u32; 3]],
+    ) -> Result<()> {
+        let table = self.meshes.table();
+        let mut mesh = table.get(id)?.write();
+        mesh.set_topology(positions, triangles)?;
+        self.backend().mesh_changed(id, &mesh, MeshChange::Topology)
+    }
+
     /// Destroys a mesh; its id becomes stale.
     pub fn destroy_mesh(&self, id: MeshId) -> Result<()> {
         self.meshes.remove(id)?;

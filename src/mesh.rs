@@ -182,15 +182,17 @@ impl Mesh {
                 .fold(0.0f64, f64::max)
         };
         if let Some(view) = self.haptic.in_use() {
-            view.mirror()
-                .write_moved(range.start, positions, largest_move.sqrt(), parallel);
+            let topology = view.topology();
+            let mirror = &topology.mirror;
+            mirror.write_moved(range.start, positions, largest_move.sqrt(), parallel);
             // A whole write refits from the caller's interleaved positions: one cache line a vertex.
-            let travel = view.mirror().travel();
+            let travel = mirror.travel();
             if range.len() == self.xs.len() {
-                view.refit(&Interleaved(positions), range.clone(), travel, parallel);
+                let pos = Interleaved(positions);
+                HapticView::refit(&topology, &pos, range.clone(), travel, parallel);
             } else {
                 let columns = Columns([&self.xs, &self.ys, &self.zs]);
-                view.refit(&columns, range.clone(), travel, parallel);
+                HapticView::refit(&topology, &columns, range.clone(), travel, parallel);
             }
         }
         self.version += 1;
@@ -211,6 +213,43 @@ impl Mesh {
             None => None,
         };
         self.triangles = fresh;
+        if let (Some(view), Some(topology)) = (self.haptic.in_use(), topology) {
+            view.publish(topology);
+        }
+        self.version += 1;
+        Ok(())
+    }
+
+    /// Replaces the vertices and the triangles at once (a cut that adds or removes vertices); nothing changes
+    /// unless all of it is valid. The mesh is then what [`Mesh::new`] makes of `positions` and `triangles`,
+    /// its version bumped: the CCD step starts over (each vertex stands at its new position until the next
+    /// update moves it), and a haptic view still in use gets a new topology and a new position mirror (its
+    /// trackers start over as on a new mesh).
+    pub(crate) fn set_topology(
+        &mut self,
+        positions: &[[f32; 3]],
+        triangles: &[[u32; 3]],
+    ) -> Result<()> {
+        let fresh = Mesh::new(positions, triangles)?;
+        // Built before anything changes, so running out of memory here leaves the mesh as it was.
+        let topology = match self.haptic.in_use() {
+            Some(view) => {
+                let pos = Columns([&fresh.xs, &fresh.ys, &fresh.zs]);
+                Some(view.replacement(triangles, &pos)?)
+            }
+            None => None,
+        };
+        let Mesh {
+            xs,
+            ys,
+            zs,
+            triangles,
+            motion,
+            ..
+        } = fresh;
+        (self.xs, self.ys, self.zs) = (xs, ys, zs);
+        self.triangles = triangles;
+        self.motion = motion;
         if let (Some(view), Some(topology)) = (self.haptic.in_use(), topology) {
             view.publish(topology);
         }

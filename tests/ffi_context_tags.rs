@@ -8,7 +8,8 @@ use trocar::internals::ffi::context::{
     TrocarContext, trocar_context_create, trocar_context_destroy, trocar_default_context_def,
 };
 use trocar::internals::ffi::mesh::{
-    trocar_mesh_create, trocar_mesh_read_positions, trocar_mesh_update_positions,
+    trocar_mesh_create, trocar_mesh_read_positions, trocar_mesh_set_topology,
+    trocar_mesh_update_positions,
 };
 use trocar::internals::ffi::query::trocar_query_static;
 use trocar::internals::ffi::results::{
@@ -76,6 +77,12 @@ fn refuses(
         "another context's mesh id was accepted"
     );
     assert_eq!(first_vertex(b.0, b.1), before);
+    let status =
+        unsafe { trocar_mesh_set_topology(b.0, a.1, POSITIONS.as_ptr(), 4, TRIANGLES.as_ptr(), 2) };
+    assert_eq!(
+        status, TROCAR_ERROR_INVALID_ARGUMENT,
+        "another context's mesh id was re-triangulated"
+    );
     let status = unsafe { trocar_query_static(b.0, a.1, &tool, TROCAR_VOLUME_CAPSULE, b.2) };
     assert_eq!(
         status, TROCAR_ERROR_INVALID_ARGUMENT,

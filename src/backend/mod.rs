@@ -72,6 +72,8 @@ pub enum MeshChange {
     },
     /// The triangle list was replaced.
     Triangles,
+    /// The vertices and the triangles were replaced (the vertex count may have changed).
+    Topology,
 }
 
 /// A validated query: its mesh and the volume to clip against.

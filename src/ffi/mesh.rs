@@ -123,6 +123,51 @@ pub unsafe extern "C" fn trocar_mesh_set_triangles(
     })
 }
 
+/// Replaces a mesh's vertices and triangles in one call (a cut that adds or removes vertices).
+///
+/// The vertex count may change, up or down; the mesh keeps its id. All or nothing, validated as
+/// `trocar_mesh_create` validates. Afterwards the mesh answers as one newly created from these arrays would:
+/// - queries: results already collected keep their answers (their triangle indices name the old list), and a
+///   batch in flight answers for the mesh as it was at submission, as after `trocar_mesh_set_triangles` (a GPU
+///   batch that overflowed then returns `TROCAR_ERROR_RESULTS_OVERFLOW` from `trocar_results_wait`);
+/// - CCD: the step starts over: until the next `trocar_mesh_update_positions`, each vertex stands still at its
+///   new position, and from then on moves from there (a step begun before this call is dropped: its start
+///   positions named the old vertices);
+/// - trackers stay valid: at its next update each drops the triangles and vertices it had found, which named
+///   the old lists, and starts as a tracker newly created on the mesh would (its strip reads empty until then,
+///   as after `trocar_mesh_set_triangles`).
+///
+/// To remove triangles only, keeping every vertex, `trocar_mesh_set_triangles` is cheaper for tracked meshes
+/// (their trackers keep their neighbourhoods).
+///
+/// # Safety
+/// - `ctx`: a live context.
+/// - `positions_xyz`: `3 * vertex_count` floats, read during the call only; NULL only when `vertex_count` is 0.
+/// - `indices`: `3 * triangle_count` values, read during the call only; NULL only when `triangle_count` is 0.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a coordinate NaN, infinite or beyond
+/// `TROCAR_MAX_COORDINATE`, a misaligned pointer, a foreign id); `TROCAR_ERROR_OUT_OF_RANGE` (an index past the
+/// new vertices); `TROCAR_ERROR_STALE_HANDLE`; `TROCAR_ERROR_OUT_OF_MEMORY`. A refused call leaves the mesh, its
+/// trackers and its CCD step as they were.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_mesh_set_topology(
+    ctx: *mut TrocarContext,
+    mesh: TrocarMeshId,
+    positions_xyz: *const f32,
+    vertex_count: u32,
+    indices: *const u32,
+    triangle_count: u32,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract, for each pointer.
+        let ctx = unsafe { TrocarContext::get(ctx) }?;
+        let p = unsafe { positions(positions_xyz, vertex_count, "positions") }?;
+        let t = unsafe { triangles(indices, triangle_count, "indices") }?;
+        ctx.set_topology(mesh.into(), p, t)
+    })
+}
+
 /// Destroys a mesh.
 ///
 /// Its id becomes stale: every later call with it returns `TROCAR_ERROR_STALE_HANDLE`.

@@ -154,9 +154,9 @@ pub unsafe extern "C" fn trocar_tracker_update(
 /// `trocar_mesh_update_positions` ran since. A strip contact's distance is signed for its triangle alone:
 /// negative when the segment lies behind that triangle or crosses it with an end point behind it (how far past it
 /// the tool reached), never negative while the segment's own contact says it is outside. Empty (NULL, count 0,
-/// `TROCAR_OK`) when `trocar_mesh_set_triangles` replaced the mesh's triangles after the last update, until the
-/// next update: a strip's triangles are indices into the list that update saw, and they change meaning with the
-/// new list (an update takes the new list over). So a strip's triangles always index the list current when this
+/// `TROCAR_OK`) when `trocar_mesh_set_triangles` (or `trocar_mesh_set_topology`) replaced the mesh's triangles
+/// after the last update, until the next update: a strip's triangles are indices into the list that update saw,
+/// and they change meaning with the new list (an update takes the new list over). So a strip's triangles always index the list current when this
 /// call was made (a re-triangulation on another thread meanwhile or after it is the caller's to order).
 ///
 /// # Safety

@@ -25,6 +25,7 @@
 //!   attempt is torn and thrown away as any other, and it retries until one fits between two writes. Safety
 //!   never depends on the wait, only the reader's progress does.
 
+use super::Positions;
 use crate::error::{Error, Result};
 use glam::Vec3;
 use rayon::prelude::*;
@@ -122,16 +123,24 @@ impl Drop for Registered<'_> {
 
 impl PositionMirror {
     /// A mirror of the positions given as x, y, z arrays (both copies filled).
+    #[cfg(test)]
     pub fn new(xs: &[f32], ys: &[f32], zs: &[f32]) -> Result<Self> {
+        Self::of(&super::view::Columns([xs, ys, zs]))
+    }
+
+    /// A mirror of `pos` (both copies filled).
+    pub fn of<P: Positions>(pos: &P) -> Result<Self> {
+        let n = pos.vertex_count();
         let copy = || -> Result<Copy> {
             let mut words = Vec::new();
             words
-                .try_reserve_exact(3 * xs.len())
+                .try_reserve_exact(3 * n)
                 .map_err(|_| Error::out_of_memory("the haptic position mirror"))?;
-            for ((x, y), z) in xs.iter().zip(ys).zip(zs) {
-                words.push(AtomicU32::new(x.to_bits()));
-                words.push(AtomicU32::new(y.to_bits()));
-                words.push(AtomicU32::new(z.to_bits()));
+            for v in 0..n as u32 {
+                let p = pos.get(v);
+                words.push(AtomicU32::new(p.x.to_bits()));
+                words.push(AtomicU32::new(p.y.to_bits()));
+                words.push(AtomicU32::new(p.z.to_bits()));
             }
             Ok(Copy {
                 sequence: AtomicU64::new(0),

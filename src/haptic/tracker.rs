@@ -3,7 +3,8 @@
 //!
 //! An update, per tool pose:
 //! 1. If the mesh's triangles were replaced, take the new topology and move every tracked triangle onto a
-//!    triangle of one of its surviving vertices (a scan of the vertices when none survives).
+//!    triangle of one of its surviving vertices (a scan of the vertices when none survives); if its vertices
+//!    were replaced too (`set_topology`), drop everything found and start over as a new tracker.
 //! 2. On one consistent copy of the positions ([`super::mirror`]): walk each segment's dynamic point from
 //!    where it was (or from a reseed candidate if that is closer); then every end point's side of the surface,
 //!    certain while it and the mesh have moved less than its distance at its last search, else searched for
@@ -235,9 +236,10 @@ impl Tracker {
                 self.seeds_pending.store(false, Ordering::Release);
             }
         }
-        let ((), cost) = self
-            .view
-            .mirror()
+        // The positions of the vertex set the state's triangles index (one `Arc` clone, no lock).
+        let topology = state.topology.clone();
+        let ((), cost) = topology
+            .mirror
             .read(|pos| state.compute(pos, tool, &self.def));
         state.commit(cost);
         Ok(f(&state.contacts))
@@ -265,9 +267,9 @@ impl Tracker {
         }
         if !state.strip_read[segment] {
             let s = &mut *state;
-            let (tests, _) = self
-                .view
-                .mirror()
+            let topology = s.topology.clone();
+            let (tests, _) = topology
+                .mirror
                 .read(|pos| s.strip_contacts(pos, segment, room));
             s.stats.exact_tests += tests;
             s.strip_read[segment] = true;

@@ -3,11 +3,14 @@
 //!
 //! A mesh with trackers holds one [`HapticView`] behind an `Arc` (its [`HapticLink`]); each tracker holds
 //! another reference. The mesh writes through it under its own write lock (positions into the mirror, a new
-//! [`Topology`] on `set_triangles`); trackers only read:
-//! - positions through the [`PositionMirror`] (lock-free, never torn);
+//! [`Topology`] on `set_triangles` and `set_topology`); trackers only read:
 //! - the topology as an immutable `Arc<Topology>`: a tracker compares one atomic generation number per update
 //!   and takes the mutex only to clone a new `Arc` after a topology change, which is all the mutex ever
 //!   guards (the writer builds the new topology before taking it and frees the old one after releasing it);
+//! - positions through the topology's [`PositionMirror`] (lock-free, never torn). The mirror belongs to the
+//!   topology, not to the view: `set_triangles` hands the same mirror on to the successor, `set_topology`
+//!   (new vertices) gives the new topology a new mirror of the new vertex count. So a tracker reads positions
+//!   and triangles of one vertex set, whichever the writer has published meanwhile;
 //! - `alive`, cleared when the mesh is destroyed (or its context), so a tracker reports a stale handle.
 
 use super::Positions;
@@ -34,18 +37,24 @@ pub struct Topology {
     inward: Vec<bool>,
     /// The hierarchy that certifies an end point's closest triangle, its boxes refit by the mesh's writer.
     pub bounds: Bounds,
+    /// The positions of the vertices the triangles index, shared by the successors `set_triangles` makes.
+    pub mirror: Arc<PositionMirror>,
 }
 
 impl Topology {
     /// Copies `triangles` (indices already validated against `pos`) and builds their adjacency, each
-    /// closed component's winding and the bounding hierarchy, on the positions `pos` (of travel 0).
+    /// closed component's winding and the bounding hierarchy, on the positions `pos` (of travel 0), and a
+    /// new mirror of `pos`.
     pub fn new<P: Positions + Sync>(
         triangles: &[[u32; 3]],
         pos: &P,
         generation: u64,
     ) -> Result<Self> {
         let adjacency = Adjacency::new(triangles, pos.vertex_count())?;
-        Self::with(triangles, pos, 0.0, generation, adjacency, None, None)
+        let mirror = Arc::new(PositionMirror::of(pos)?);
+        Self::with(
+            triangles, pos, 0.0, generation, adjacency, None, None, mirror,
+        )
     }
 
     /// The topology of `triangles` (on the positions `pos`, of travel `travel`) as a successor of `self`: its
@@ -78,12 +87,14 @@ impl Topology {
             adjacency,
             Some((&self.triangles, &self.adjacency, &self.inward)),
             bounds,
+            self.mirror.clone(),
         )
     }
 
     /// Copies `triangles` beside their `adjacency`, decides their windings on `pos` (an open component
     /// inheriting from `previous`, the list replaced and its windings) and builds their hierarchy unless given
-    /// `bounds`.
+    /// `bounds`; `mirror` holds `pos`.
+    #[allow(clippy::too_many_arguments)]
     fn with<P: Positions + Sync>(
         triangles: &[[u32; 3]],
         pos: &P,
@@ -92,6 +103,7 @@ impl Topology {
         adjacency: Adjacency,
         previous: Option<Previous>,
         bounds: Option<Bounds>,
+        mirror: Arc<PositionMirror>,
     ) -> Result<Self> {
         let inward = inward_triangles(triangles, &adjacency, pos, previous)?;
         let bounds = match bounds {
@@ -108,7 +120,14 @@ impl Topology {
             triangles: copy,
             inward,
             bounds,
+            mirror,
         })
+    }
+
+    /// True when `self` and `other` index the same vertex set (one mirror): a successor from `set_triangles`
+    /// does, a replacement from `set_topology` does not.
+    pub fn same_vertices(&self, other: &Topology) -> bool {
+        Arc::ptr_eq(&self.mirror, &other.mirror)
     }
 
     /// 1, or -1 when triangle `t` belongs to a closed component wound inward: its face normal times this points
@@ -150,7 +169,6 @@ impl Positions for Interleaved<'_> {
 /// A mesh as its trackers see it.
 #[derive(Debug)]
 pub struct HapticView {
-    mirror: PositionMirror,
     topology: Mutex<Arc<Topology>>,
     generation: AtomicU64,
     alive: AtomicBool,
@@ -160,7 +178,6 @@ impl HapticView {
     /// A view of the positions `xs, ys, zs` and `triangles` (already validated).
     pub fn new(xs: &[f32], ys: &[f32], zs: &[f32], triangles: &[[u32; 3]]) -> Result<Self> {
         Ok(Self {
-            mirror: PositionMirror::new(xs, ys, zs)?,
             topology: Mutex::new(Arc::new(Topology::new(
                 triangles,
                 &Columns([xs, ys, zs]),
@@ -171,9 +188,11 @@ impl HapticView {
         })
     }
 
-    /// The positions.
-    pub fn mirror(&self) -> &PositionMirror {
-        &self.mirror
+    /// The current topology's positions (the mutex is held for the `Arc` clone only). A tracker reads those
+    /// of the topology it holds instead ([`Topology::mirror`]), which index its triangles.
+    #[cfg(test)]
+    pub fn mirror(&self) -> Arc<PositionMirror> {
+        self.topology().mirror.clone()
     }
 
     /// False once the mesh was destroyed.
@@ -202,21 +221,32 @@ impl HapticView {
         pos: &P,
     ) -> Result<Topology> {
         let generation = self.generation.load(Ordering::Relaxed) + 1;
-        let travel = self.mirror.travel();
-        self.topology()
-            .successor(triangles, pos, travel, generation)
+        let current = self.topology();
+        let travel = current.mirror.travel();
+        current.successor(triangles, pos, travel, generation)
     }
 
-    /// Refits the current topology's hierarchy after `update_positions` wrote vertices `written` (now `pos`,
-    /// of travel `travel`), on the current rayon pool when `parallel`.
-    pub(crate) fn refit<P: Positions + Sync>(
+    /// Builds the topology of new vertices `pos` and `triangles` (validated against them), without publishing
+    /// it: everything as for a new view, the mirror too, under the next generation. Trackers that take it
+    /// start over as on a new mesh (their triangles and vertices named the old sets).
+    pub(crate) fn replacement<P: Positions + Sync>(
         &self,
+        triangles: &[[u32; 3]],
+        pos: &P,
+    ) -> Result<Topology> {
+        let generation = self.generation.load(Ordering::Relaxed) + 1;
+        Topology::new(triangles, pos, generation)
+    }
+
+    /// Refits `topology`'s hierarchy (the current one's) after `update_positions` wrote vertices `written`
+    /// (now `pos`, of travel `travel`), on the current rayon pool when `parallel`.
+    pub(crate) fn refit<P: Positions + Sync>(
+        topology: &Topology,
         pos: &P,
         written: std::ops::Range<usize>,
         travel: f64,
         parallel: bool,
     ) {
-        let topology = self.topology();
         topology
             .bounds
             .refit(&topology.adjacency, pos, written, travel, parallel);

@@ -149,13 +149,19 @@ impl Backend for GpuBackend {
         let slot = (id.index1 - 1) as usize;
         let mut meshes = self.meshes.lock();
         // A mesh not (yet) resident, new ones included, is uploaded whole by the first batch that needs it.
-        let Some(device_mesh) = meshes
+        let Some(entry) = meshes
             .get_mut(slot)
-            .and_then(Option::as_mut)
-            .filter(|m| m.generation == id.generation)
+            .filter(|m| m.as_ref().is_some_and(|m| m.generation == id.generation))
         else {
             return Ok(());
         };
+        if change == MeshChange::Topology {
+            // New buffers of the new sizes, filled as for a new mesh (a batch in flight keeps the old ones).
+            // Out of device memory: no copy, so the next batch uploads the mesh whole or reports why not.
+            *entry = GpuMesh::new(&self.gpu, id.generation, mesh).ok();
+            return Ok(());
+        }
+        let device_mesh = entry.as_mut().expect("filtered above");
         match change {
             MeshChange::Positions { first, count } => device_mesh.update_positions(first, count),
             MeshChange::Triangles => {
@@ -164,7 +170,7 @@ impl Backend for GpuBackend {
                     device_mesh.stale = true;
                 }
             }
-            MeshChange::Created => {}
+            MeshChange::Created | MeshChange::Topology => {}
         }
         Ok(())
     }

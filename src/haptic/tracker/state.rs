@@ -198,6 +198,10 @@ impl State {
             return;
         }
         let fresh = view.topology();
+        if !fresh.same_vertices(&self.topology) {
+            self.restart(fresh);
+            return;
+        }
         let old = &self.topology;
         // The same triangle if its slot kept it (a local cut leaves the other slots alone), else a triangle of
         // the new list sharing a vertex with the old one: the walk continues from there.
@@ -218,6 +222,18 @@ impl State {
         self.strips.iter_mut().for_each(|c| c.clear());
         self.end_reuse.fill(None);
         self.contacts.clear();
+        self.topology = fresh;
+        self.stats.topology_changes += 1;
+    }
+
+    /// Takes over the topology of a new vertex set (`set_topology`): its triangle and vertex indices name
+    /// other things, so everything found is dropped and the next update starts as a new tracker's would.
+    fn restart(&mut self, fresh: Arc<Topology>) {
+        self.clear_outputs();
+        self.seeds.clear();
+        self.last_points.fill(Vec3::ZERO);
+        self.last_travel = 0.0;
+        self.read_version = None;
         self.topology = fresh;
         self.stats.topology_changes += 1;
     }
