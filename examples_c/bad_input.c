@@ -289,6 +289,28 @@ static void update_cases(void) {
            "set_triangles: NULL context");
     check_untouched("set_triangles rejections");
 
+    /* set_topology: each refusal leaves the mesh as it was (tri still has an index == NV, pos a finite grid). */
+    EXPECT(trocar_mesh_set_topology(g_ctx, g_mesh, g_pos, NV, tri, NT), TROCAR_ERROR_OUT_OF_RANGE,
+           "set_topology: index == vertex_count");
+    EXPECT(trocar_mesh_set_topology(g_ctx, g_mesh, g_pos, NV - 1, g_tri, NT), TROCAR_ERROR_OUT_OF_RANGE,
+           "set_topology: fewer vertices than the indices name");
+    pos[3 * 7 + 2] = NAN;
+    EXPECT(trocar_mesh_set_topology(g_ctx, g_mesh, pos, NV, g_tri, NT), TROCAR_ERROR_INVALID_ARGUMENT,
+           "set_topology: NaN in vertex 7");
+    pos[3 * 7 + 2] = 0.0f;
+    EXPECT(trocar_mesh_set_topology(g_ctx, g_mesh, NULL, NV, g_tri, NT), TROCAR_ERROR_NULL_POINTER,
+           "set_topology: NULL positions");
+    EXPECT(trocar_mesh_set_topology(g_ctx, g_mesh, g_pos, NV, NULL, NT), TROCAR_ERROR_NULL_POINTER,
+           "set_topology: NULL indices");
+    EXPECT(trocar_mesh_set_topology(NULL, g_mesh, g_pos, NV, g_tri, NT), TROCAR_ERROR_NULL_POINTER,
+           "set_topology: NULL context");
+    EXPECT(trocar_mesh_set_topology(g_ctx, (TrocarMeshId){0}, g_pos, NV, g_tri, NT), TROCAR_ERROR_INVALID_ARGUMENT,
+           "set_topology: the null id");
+    check_untouched("set_topology rejections");
+    EXPECT(trocar_mesh_set_topology(g_ctx, g_mesh, g_pos, NV, g_tri, NT), TROCAR_OK,
+           "set_topology: the same data again");
+    check_untouched("set_topology with the same data");
+
     {
         float out[6] = {0};
         uint32_t n = 0;

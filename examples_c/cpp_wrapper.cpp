@@ -398,6 +398,43 @@ int main(int argc, char **argv) {
         ctx.set_triangles(mesh, tri.data(), nt);
         check(ctx.counts(mesh).triangles == nt, "set_triangles (pointer)");
 
+        // Growing: triangle 0 split at its centroid (a vertex appended) under a tracker; the mesh then answers as a
+        // new mesh of the same data, its tracker as a new tracker. A refused call changes nothing. Then back to the
+        // liver (pointer overload, one vertex fewer).
+        {
+            std::vector<float> grown(rest);
+            std::vector<std::uint32_t> grown_tri(tri);
+            const std::uint32_t a = tri[0], b = tri[1], d = tri[2];
+            for (std::uint32_t k = 0; k < 3; ++k)
+                grown.push_back((rest[3 * a + k] + rest[3 * b + k] + rest[3 * d + k]) / 3.0f);
+            grown_tri[2] = nv;
+            grown_tri.insert(grown_tri.end(), {b, d, nv, d, a, nv});
+            const float *at = &rest[3 * a];
+            TrocarTool probe = trocar::make_tool({at[0] + 0.2f, at[1] + 5.0f, at[2]}, {at[0], at[1] - 0.3f, at[2]}, 0.3f);
+            trocar::Tracker tracker(ctx, mesh);
+            (void)tracker.update(probe);
+            ctx.set_topology(mesh, grown, grown_tri);
+            check(ctx.counts(mesh).vertices == nv + 1 && ctx.counts(mesh).triangles == nt + 2, "set_topology (vector)");
+            expect_error(TROCAR_ERROR_OUT_OF_RANGE, "set_topology with an index past the vertices",
+                         [&] { ctx.set_topology(mesh, rest, grown_tri); });
+            check(ctx.counts(mesh).vertices == nv + 1, "a refused set_topology changes nothing");
+            TrocarMeshId fresh = ctx.create_mesh(grown, grown_tri);
+            trocar::Tracker fresh_tracker(ctx, fresh);
+            std::vector<TrocarContact> got = tracker.update(probe);
+            const std::vector<TrocarContact> &want = fresh_tracker.update(probe);
+            check(!got.empty() && got.size() == want.size() &&
+                      std::memcmp(got.data(), want.data(), got.size() * sizeof(TrocarContact)) == 0,
+                  "a tracker after set_topology answers as a new one");
+            trocar::Results fresh_res(ctx);
+            res.query_static(ctx, mesh, probe);
+            fresh_res.query_static(ctx, fresh, probe);
+            check(!res.hits().empty() && same_answer(wrapped_answer(res, 0), wrapped_answer(fresh_res, 0)),
+                  "a query after set_topology answers as on a new mesh");
+            ctx.destroy_mesh(fresh);
+            ctx.set_topology(mesh, rest.data(), nv, tri.data(), nt);
+            check(ctx.counts(mesh).vertices == nv && ctx.counts(mesh).triangles == nt, "set_topology (pointer)");
+        }
+
         // Errors: the null id, bad radius, a stale id, the wrapper's own size checks.
         TrocarTool good = trocar::make_tool(entry, prev_tip, radius);
         TrocarTool bad_radius = trocar::make_tool(entry, prev_tip, -1.0f);
@@ -431,6 +468,8 @@ int main(int argc, char **argv) {
                      [&] { ctx.update_positions(doomed, 0, pos); });
         expect_error(TROCAR_ERROR_STALE_HANDLE, "set_triangles on a destroyed mesh",
                      [&] { ctx.set_triangles(doomed, tri); });
+        expect_error(TROCAR_ERROR_STALE_HANDLE, "set_topology on a destroyed mesh",
+                     [&] { ctx.set_topology(doomed, rest, tri); });
         expect_error(TROCAR_ERROR_STALE_HANDLE, "destroy_mesh twice", [&] { ctx.destroy_mesh(doomed); });
         expect_error(TROCAR_ERROR_STALE_HANDLE, "read_positions of a destroyed mesh",
                      [&] { (void)ctx.read_positions(doomed); });

@@ -12,7 +12,7 @@
  *     while the major is 0, the same minor (the rule the soname follows); trocar::VersionError (an Error) otherwise.
  *   - trocar::Context and trocar::Results own their C handles: move-only, destroyed in the destructor.
  *   - Meshes are named by the C API's by-value TrocarMeshId; their operations are members of Context
- *     (create_mesh, update_positions, set_triangles, destroy_mesh, counts, read_positions).
+ *     (create_mesh, update_positions, set_triangles, set_topology, destroy_mesh, counts, read_positions).
  *   - Hits and feedback are non-owning views into the Results object's storage (HitView, FeedbackView): valid
  *     until the next query into that Results object, or its destruction or move.
  *
@@ -366,6 +366,19 @@ public:
     /// Replaces the mesh's triangles with flat index triples (size a multiple of 3).
     void set_triangles(TrocarMeshId mesh, const std::vector<std::uint32_t> &indices) {
         set_triangles(mesh, indices.data(), count3(indices.size(), "set_triangles: indices"));
+    }
+    /// Replaces the mesh's vertices and triangles at once, keeping its id (a cut that adds vertices; all or
+    /// nothing). Its trackers start over at their next update, its CCD step starts over.
+    void set_topology(TrocarMeshId mesh, const float *positions_xyz, std::uint32_t vertex_count,
+                      const std::uint32_t *indices, std::uint32_t triangle_count) {
+        check(trocar_mesh_set_topology(ctx_, mesh, positions_xyz, vertex_count, indices, triangle_count),
+              "trocar_mesh_set_topology");
+    }
+    /// Replaces the mesh's vertices and triangles with flat xyz positions and flat index triples.
+    void set_topology(TrocarMeshId mesh, const std::vector<float> &positions_xyz,
+                      const std::vector<std::uint32_t> &indices) {
+        set_topology(mesh, positions_xyz.data(), count3(positions_xyz.size(), "set_topology: positions"),
+                     indices.data(), count3(indices.size(), "set_topology: indices"));
     }
     /// Destroys a mesh; its id becomes stale.
     void destroy_mesh(TrocarMeshId mesh) { check(trocar_mesh_destroy(ctx_, mesh), "trocar_mesh_destroy"); }

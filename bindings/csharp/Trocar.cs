@@ -229,6 +229,7 @@ namespace Trocar
         [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_create(TrocarContextHandle ctx, float* positionsXyz, uint vertexCount, uint* indices, uint triangleCount, out TrocarMeshId mesh);
         [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_update_positions(TrocarContextHandle ctx, TrocarMeshId mesh, uint firstVertex, float* positionsXyz, uint vertexCount);
         [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_set_triangles(TrocarContextHandle ctx, TrocarMeshId mesh, uint* indices, uint triangleCount);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_set_topology(TrocarContextHandle ctx, TrocarMeshId mesh, float* positionsXyz, uint vertexCount, uint* indices, uint triangleCount);
         [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_destroy(TrocarContextHandle ctx, TrocarMeshId mesh);
         [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_counts(TrocarContextHandle ctx, TrocarMeshId mesh, out uint vertexCount, out uint triangleCount);
         [DllImport(Lib)] public static extern TrocarStatus trocar_mesh_read_positions(TrocarContextHandle ctx, TrocarMeshId mesh, uint firstVertex, float* outXyz, uint vertexCount);
@@ -440,6 +441,17 @@ namespace Trocar
             uint n = Triples(indices.Length, "indices");
             fixed (uint* i = indices)
                 Native.Check(Native.trocar_mesh_set_triangles(Handle, mesh, i, n), "trocar_mesh_set_triangles");
+        }
+
+        /// <summary>Replaces the mesh's vertices and triangles at once, keeping its id (a cut that adds
+        /// vertices; all or nothing). Its trackers and its CCD step start over.</summary>
+        public void SetTopology(TrocarMeshId mesh, float[] positionsXyz, uint[] indices)
+        {
+            uint nv = Triples(positionsXyz.Length, "positions");
+            uint nt = Triples(indices.Length, "indices");
+            fixed (float* p = positionsXyz)
+            fixed (uint* i = indices)
+                Native.Check(Native.trocar_mesh_set_topology(Handle, mesh, p, nv, i, nt), "trocar_mesh_set_topology");
         }
 
         public void DestroyMesh(TrocarMeshId mesh)

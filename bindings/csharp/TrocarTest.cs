@@ -341,6 +341,89 @@ static class TrocarTest
         }
     }
 
+    static TrocarContact[] Copy(ArraySegment<TrocarContact> s)
+    {
+        var copy = new TrocarContact[s.Count];
+        Array.Copy(s.Array, s.Offset, copy, 0, s.Count);
+        return copy;
+    }
+
+    // SetTopology: the triangles around the liver's top vertex split at their centroids (vertices appended) under
+    // a tracker; the mesh then answers as a new mesh of the same data, its tracker as a new tracker. A refused
+    // call changes nothing; back to the liver (fewer vertices).
+    static void TestSetTopology(float[] rest, uint[] tri)
+    {
+        int top = 0;
+        for (int v = 1; v < rest.Length / 3; v++)
+            if (rest[3 * v + 1] > rest[3 * top + 1]) top = v;
+        var grown = new List<float>(rest);
+        var grownTri = new List<uint>();
+        for (int t = 0; t < tri.Length / 3; t++)
+        {
+            uint a = tri[3 * t], b = tri[3 * t + 1], c = tri[3 * t + 2];
+            if (a != top && b != top && c != top)
+            {
+                grownTri.AddRange(new[] { a, b, c });
+                continue;
+            }
+            uint m = (uint)(grown.Count / 3);
+            for (int k = 0; k < 3; k++) grown.Add((rest[3 * a + k] + rest[3 * b + k] + rest[3 * c + k]) / 3.0f);
+            grownTri.AddRange(new[] { a, b, m, b, c, m, c, a, m });
+        }
+        float[] gp = grown.ToArray();
+        uint[] gt = grownTri.ToArray();
+        var entry = new TrocarVec3(rest[3 * top] + 1.0f, rest[3 * top + 1] + 8.0f, rest[3 * top + 2]);
+        var tool = new TrocarTool(entry, new TrocarVec3(rest[3 * top], rest[3 * top + 1] - 0.2f, rest[3 * top + 2]), 0.25f);
+        using (var ctx = new TrocarContext(TrocarBackend.Cpu))
+        using (var res = ctx.CreateResults())
+        using (var freshRes = ctx.CreateResults())
+        {
+            var mesh = ctx.CreateMesh(rest, tri);
+            using (var tracker = ctx.CreateTracker(mesh))
+            {
+                tracker.Update(tool);
+                ctx.SetTopology(mesh, gp, gt);
+                uint nv, nt;
+                ctx.MeshCounts(mesh, out nv, out nt);
+                Check(nv == gp.Length / 3 && nt == gt.Length / 3 && nv > rest.Length / 3, "set_topology counts {0}/{1}", nv, nt);
+                var past = (uint[])gt.Clone();
+                past[4] = nv;
+                Check(StatusOf(() => ctx.SetTopology(mesh, gp, past)) == TrocarStatus.ErrorOutOfRange, "index past the vertices accepted");
+                var nan = (float[])gp.Clone();
+                nan[nan.Length - 1] = float.NaN;
+                Check(StatusOf(() => ctx.SetTopology(mesh, nan, gt)) == TrocarStatus.ErrorInvalidArgument, "NaN position accepted");
+                ctx.MeshCounts(mesh, out nv, out nt);
+                Check(nv == gp.Length / 3 && nt == gt.Length / 3, "a refused set_topology changed the counts");
+                var fresh = ctx.CreateMesh(gp, gt);
+                using (var freshTracker = ctx.CreateTracker(fresh))
+                {
+                    var got = Copy(tracker.Update(tool));
+                    var want = Copy(freshTracker.Update(tool));
+                    Check(got.Length == want.Length && got.Length > 0, "{0} contacts, a new tracker {1}", got.Length, want.Length);
+                    bool touching = false;
+                    for (int i = 0; i < got.Length; i++)
+                    {
+                        Check(got[i].Equals(want[i]), "segment {0}: the tracker differs from a new one", i);
+                        touching |= got[i].Penetration > 0;
+                    }
+                    Check(touching, "the tool presses into the grown liver");
+                }
+                ctx.QueryStatic(mesh, tool, TrocarVolume.Capsule, res);
+                ctx.QueryStatic(fresh, tool, TrocarVolume.Capsule, freshRes);
+                var hits = res.Hits().ToArray();
+                var freshHits = freshRes.Hits().ToArray();
+                Check(hits.Length > 0 && hits.Length == freshHits.Length, "{0} hits, a new mesh {1}", hits.Length, freshHits.Length);
+                for (int i = 0; i < Math.Min(hits.Length, freshHits.Length); i++)
+                    Check(hits[i].Equals(freshHits[i]), "hit {0} differs from a new mesh's", i);
+                ctx.SetTopology(mesh, rest, tri);
+                ctx.MeshCounts(mesh, out nv, out nt);
+                Check(nv == rest.Length / 3 && nt == tri.Length / 3, "set_topology back to the liver");
+                Check(tracker.Update(tool).Count > 0, "the tracker after shrinking");
+                Console.WriteLine("TrocarTest: set_topology to {0} vertices answers as a new mesh", gp.Length / 3);
+            }
+        }
+    }
+
     // The status TrocarResults.Backend throws (Ok when it answers); a refusal must carry the library's message.
     static TrocarStatus BackendStatus(TrocarResults res)
     {
@@ -555,6 +638,7 @@ static class TrocarTest
 
         TestCcd(args[0]);
         TestTracker(rest, tri);
+        TestSetTopology(rest, tri);
         TestAutoBackend(rest, tri);
 
         if (s_failures > 0)

@@ -739,6 +739,55 @@ class TrackerTest(unittest.TestCase):
                     if e.signed_distance > 0:
                         self.assertAlmostEqual(e.signed_distance, d, delta=1e-4, msg=where)
 
+    def test_set_topology_answers_as_a_new_mesh(self):
+        """The triangles around the top vertex split at their centroids (vertices appended) under a tracker: the
+        mesh answers as a new mesh of the same data, its tracker as a new tracker; a refused call changes nothing;
+        back to the liver (fewer vertices)."""
+        liver = self.liver
+        top = max(range(liver.nv), key=lambda v: liver.rest[3 * v + 1])
+        grown, grown_tri = list(liver.rest), []
+        for t in range(liver.nt):
+            a, b, c = liver.tri[3 * t : 3 * t + 3]
+            if top not in (a, b, c):
+                grown_tri += [a, b, c]
+                continue
+            m = len(grown) // 3
+            grown += [(liver.rest[3 * a + k] + liver.rest[3 * b + k] + liver.rest[3 * c + k]) / 3.0 for k in range(3)]
+            grown_tri += [a, b, m, b, c, m, c, a, m]
+        entry = (self.top[0] + 1.0, self.top[1] + 8.0, self.top[2])
+        tool = trocar.Tool(entry, (self.top[0], self.top[1] - 0.2, self.top[2]), 0.25)
+        with trocar.Context(backend=trocar.BACKEND_CPU) as ctx, ctx.results() as res:
+            mesh = ctx.mesh_create(liver.rest, liver.tri)
+            with ctx.tracker(mesh) as tracker:
+                tracker.update(tool)
+                ctx.mesh_set_topology(mesh, grown, grown_tri)
+                counts = (len(grown) // 3, len(grown_tri) // 3)
+                self.assertEqual(ctx.mesh_counts(mesh), counts)
+                self.assertGreater(counts[0], liver.nv)
+                past = list(grown_tri)
+                past[4] = counts[0]
+                with self.assertRaises(trocar.TrocarError) as cm:
+                    ctx.mesh_set_topology(mesh, grown, past)
+                self.assertEqual(cm.exception.status, trocar.ERROR_OUT_OF_RANGE)
+                with self.assertRaises(trocar.TrocarError) as cm:
+                    ctx.mesh_set_topology(mesh, grown[:-1] + [float("nan")], grown_tri)
+                self.assertEqual(cm.exception.status, trocar.ERROR_INVALID_ARGUMENT)
+                self.assertEqual(ctx.mesh_counts(mesh), counts)
+                fresh = ctx.mesh_create(grown, grown_tri)
+                with ctx.tracker(fresh) as fresh_tracker:
+                    got = tracker.update(tool)
+                    self.assertEqual(got, fresh_tracker.update(tool))
+                    self.assertTrue(any(c.penetration > 0 for c in got))
+                    self.assertEqual(tracker.strip(3), fresh_tracker.strip(3))
+                ctx.query_static(mesh, tool, res)
+                hits = res.hits()
+                ctx.query_static(fresh, tool, res)
+                self.assertTrue(hits)
+                self.assertEqual(hits, res.hits())
+                ctx.mesh_set_topology(mesh, liver.rest, liver.tri)
+                self.assertEqual(ctx.mesh_counts(mesh), (liver.nv, liver.nt))
+                self.assertEqual(len(tracker.update(tool)), 4)
+
     def test_errors_and_stale_handles(self):
         tool = trocar.Tool((0.0, 20.0, 0.0), self.top, 0.25)
         with self.assertRaises(trocar.TrocarError) as cm:

@@ -308,6 +308,10 @@ def _declare(lib):
             [ctx_p, MeshId, ctypes.c_uint32, c_float_p, ctypes.c_uint32],
         ),
         "trocar_mesh_set_triangles": (ctypes.c_uint32, [ctx_p, MeshId, c_u32_p, ctypes.c_uint32]),
+        "trocar_mesh_set_topology": (
+            ctypes.c_uint32,
+            [ctx_p, MeshId, c_float_p, ctypes.c_uint32, c_u32_p, ctypes.c_uint32],
+        ),
         "trocar_mesh_destroy": (ctypes.c_uint32, [ctx_p, MeshId]),
         "trocar_mesh_counts": (ctypes.c_uint32, [ctx_p, MeshId, c_u32_p, c_u32_p]),
         "trocar_mesh_read_positions": (
@@ -567,6 +571,18 @@ class Context(_Handle):
         _check(
             _lib.trocar_mesh_set_triangles(self._h(), mesh, i, _triples(n, "indices")),
             "trocar_mesh_set_triangles",
+        )
+
+    def mesh_set_topology(self, mesh, positions, indices):
+        """Replaces the mesh's vertices and triangles at once, keeping its id (a cut that adds vertices; all or
+        nothing). Its trackers and its CCD step start over."""
+        p, nv, keep_p = _floats(positions, "positions")
+        i, nt, keep_i = _u32s(indices, "indices")
+        _check(
+            _lib.trocar_mesh_set_topology(
+                self._h(), mesh, p, _triples(nv, "positions"), i, _triples(nt, "indices")
+            ),
+            "trocar_mesh_set_topology",
         )
 
     def mesh_destroy(self, mesh):
