@@ -159,7 +159,7 @@
 /**
  * Minor version: while the major is 0 a new minor may break the ABI; from 1.0 on, additions that keep it.
  */
-#define TROCAR_VERSION_MINOR 4
+#define TROCAR_VERSION_MINOR 5
 
 /**
  * Patch version: fixes.
@@ -338,7 +338,8 @@ typedef struct TrocarHit {
    */
   float point_on_tool[3];
   /**
-   * Unit direction pushing the mesh off the tool; penetration is `radius - distance`.
+   * Unit direction pushing the mesh off the tool: point_on_tool to point_on_mesh, or if they coincide the face
+   * normal turned along the motion (dynamic) or the axis (static). For forces see face_normal, penetration.
    */
   float normal[3];
   /**
@@ -355,6 +356,21 @@ typedef struct TrocarHit {
    * Vertex count of the feedback polygon (0 if the contact is only a touch at the volume's boundary).
    */
   uint32_t feedback_count;
+  /**
+   * The triangle's outward unit face normal, whatever its winding: turned to the side of its plane where the
+   * entry point lies (if it lies in the plane: away from X, below); 0 if it has no area (collinear corners).
+   */
+  float face_normal[3];
+  /**
+   * How far the round tool at the end of the step reaches past the triangle's plane along -face_normal, not
+   * capped at the radius: max(0, radius - min(n.(entry - a), n.(X - a))), n = face_normal, a = corner 0,
+   * X = the tip (static) or new tip (dynamic); 0 if it has no area. Pressing into a flat part: depth + radius.
+   */
+  float penetration;
+  /**
+   * Barycentric weights of point_on_mesh at the triangle's corners 0, 1, 2: non-negative, summing to 1.
+   */
+  float barycentric[3];
 } TrocarHit;
 
 /**

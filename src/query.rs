@@ -55,7 +55,8 @@ pub struct Hit {
     pub point_on_mesh: [f32; 3],
     /// Closest point on the tool axis or swept triangle.
     pub point_on_tool: [f32; 3],
-    /// Unit direction pushing the mesh off the tool; penetration is `radius - distance`.
+    /// Unit direction pushing the mesh off the tool: point_on_tool to point_on_mesh, or if they coincide the face
+    /// normal turned along the motion (dynamic) or the axis (static). For forces see face_normal, penetration.
     pub normal: [f32; 3],
     // `[0,1]` is an interval, not a link; the text is also the C header's.
     #[allow(rustdoc::broken_intra_doc_links)]
@@ -67,6 +68,15 @@ pub struct Hit {
     pub feedback_first: u32,
     /// Vertex count of the feedback polygon (0 if the contact is only a touch at the volume's boundary).
     pub feedback_count: u32,
+    /// The triangle's outward unit face normal, whatever its winding: turned to the side of its plane where the
+    /// entry point lies (if it lies in the plane: away from X, below); 0 if it has no area (collinear corners).
+    pub face_normal: [f32; 3],
+    /// How far the round tool at the end of the step reaches past the triangle's plane along -face_normal, not
+    /// capped at the radius: max(0, radius - min(n.(entry - a), n.(X - a))), n = face_normal, a = corner 0,
+    /// X = the tip (static) or new tip (dynamic); 0 if it has no area. Pressing into a flat part: depth + radius.
+    pub penetration: f32,
+    /// Barycentric weights of point_on_mesh at the triangle's corners 0, 1, 2: non-negative, summing to 1.
+    pub barycentric: [f32; 3],
 }
 
 /// The output of one query: its hits, sorted by triangle, and the feedback polygons they point into.

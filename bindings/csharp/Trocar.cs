@@ -119,6 +119,9 @@ namespace Trocar
         public float TimeOfImpact;
         public uint FeedbackFirst;
         public uint FeedbackCount;
+        public TrocarVec3 FaceNormal;
+        public float Penetration;
+        public TrocarVec3 Barycentric;
     }
 
     /// <summary>Options of a tracker (TrocarTrackerDef); get one from Native.trocar_default_tracker_def().</summary>
@@ -216,7 +219,7 @@ namespace Trocar
 
         // The header this binding was written for (include/trocar.h TROCAR_VERSION_*).
         public const uint VersionMajor = 0;
-        public const uint VersionMinor = 4;
+        public const uint VersionMinor = 5;
         public const uint VersionPatch = 0;
         public const uint Version = (VersionMajor << 16) | (VersionMinor << 8) | VersionPatch;
 

@@ -167,6 +167,18 @@ static class TrocarTest
                       h.Triangle, h.Distance);
             double nl = Math.Sqrt(h.Normal.X * h.Normal.X + h.Normal.Y * h.Normal.Y + h.Normal.Z * h.Normal.Z);
             Check(Math.Abs(nl - 1.0) <= 1e-3, "{0} tri {1}: normal length {2}", what, h.Triangle, nl);
+            // The mesh side: a unit face normal, a penetration at least radius - distance (the plane's reach is at
+            // least the triangle's), weights summing to 1.
+            double fl = Math.Sqrt(h.FaceNormal.X * h.FaceNormal.X + h.FaceNormal.Y * h.FaceNormal.Y +
+                                  h.FaceNormal.Z * h.FaceNormal.Z);
+            Check(Math.Abs(fl - 1.0) <= 1e-3, "{0} tri {1}: face normal length {2}", what, h.Triangle, fl);
+            if (!pose.Dynamic)
+                Check(h.Penetration >= pose.Tool.Radius - h.Distance - 1e-4, "{0} tri {1}: penetration {2} < radius - distance",
+                      what, h.Triangle, h.Penetration);
+            double ws = h.Barycentric.X + h.Barycentric.Y + h.Barycentric.Z;
+            Check(Math.Abs(ws - 1.0) <= 1e-5 && h.Barycentric.X >= 0 && h.Barycentric.Y >= 0 && h.Barycentric.Z >= 0,
+                  "{0} tri {1}: barycentric weights {2} {3} {4}", what, h.Triangle, h.Barycentric.X,
+                  h.Barycentric.Y, h.Barycentric.Z);
             Check(h.FeedbackFirst + h.FeedbackCount <= fb.Length, "{0} tri {1}: feedback outside the array", what,
                   h.Triangle);
         }
@@ -483,9 +495,12 @@ static class TrocarTest
         Check(Marshal.SizeOf(typeof(TrocarMeshId)) == 12, "sizeof TrocarMeshId {0}", Marshal.SizeOf(typeof(TrocarMeshId)));
         Check(Marshal.SizeOf(typeof(TrocarTool)) == 40, "sizeof TrocarTool {0}", Marshal.SizeOf(typeof(TrocarTool)));
         Check(Marshal.SizeOf(typeof(TrocarQuery)) == 76, "sizeof TrocarQuery {0}", Marshal.SizeOf(typeof(TrocarQuery)));
-        Check(Marshal.SizeOf(typeof(TrocarHit)) == 64, "sizeof TrocarHit {0}", Marshal.SizeOf(typeof(TrocarHit)));
+        Check(Marshal.SizeOf(typeof(TrocarHit)) == 92, "sizeof TrocarHit {0}", Marshal.SizeOf(typeof(TrocarHit)));
         Check((int)Marshal.OffsetOf(typeof(TrocarHit), "Distance") == 12, "offset of TrocarHit.Distance");
         Check((int)Marshal.OffsetOf(typeof(TrocarHit), "TimeOfImpact") == 52, "offset of TrocarHit.TimeOfImpact");
+        Check((int)Marshal.OffsetOf(typeof(TrocarHit), "FaceNormal") == 64, "offset of TrocarHit.FaceNormal");
+        Check((int)Marshal.OffsetOf(typeof(TrocarHit), "Penetration") == 76, "offset of TrocarHit.Penetration");
+        Check((int)Marshal.OffsetOf(typeof(TrocarHit), "Barycentric") == 80, "offset of TrocarHit.Barycentric");
         Check((int)Marshal.OffsetOf(typeof(TrocarQuery), "Volume") == 68, "offset of TrocarQuery.Volume");
         Check((int)Marshal.OffsetOf(typeof(TrocarQuery), "HitsOnly") == 72, "offset of TrocarQuery.HitsOnly");
         Check(Marshal.SizeOf(typeof(TrocarTrackerDef)) == 12, "sizeof TrocarTrackerDef {0}", Marshal.SizeOf(typeof(TrocarTrackerDef)));

@@ -322,6 +322,7 @@ class LiverTest(unittest.TestCase):
             self.assertLessEqual(point_triangle_distance(h.point_on_mesh, *tri), TOL * 10)
             self.assertAlmostEqual(norm(sub(h.point_on_mesh, h.point_on_tool)), h.distance, delta=TOL * 10)
             self.assertAlmostEqual(norm(h.normal), 1.0, delta=1e-3)
+            self.check_mesh_side(pose, h, tri)
             if pose.dynamic:
                 self.assertTrue(0.0 <= h.time_of_impact <= 1.0)
             else:
@@ -330,6 +331,25 @@ class LiverTest(unittest.TestCase):
             got = set(tris)
             missing = [t for t in cand if t not in got and pose.distance(liver.corners(t)) < pose.radius - TOL]
             self.assertEqual(missing, [], "%s: triangles within radius - 1e-4 not hit" % where)
+
+    def check_mesh_side(self, pose, h, tri):
+        """face_normal: unit, across the triangle, on the entry's side; penetration: the reach of the tool's end
+        pose past the plane; barycentric: weights of point_on_mesh."""
+        where = "%s tri %d" % (pose.label, h.triangle)
+        a, b, c = tri
+        n = cross(sub(b, a), sub(c, a))
+        n = mul(n, 1.0 / norm(n))
+        if dot(n, sub(pose.entry, a)) < 0.0:
+            n = mul(n, -1.0)
+        self.assertLess(norm(sub(h.face_normal, n)), 1e-4, where + ": face_normal")
+        end = pose.new_tip if pose.dynamic else pose.tip
+        reach = max(0.0, pose.radius - min(dot(n, sub(pose.entry, a)), dot(n, sub(end, a))))
+        self.assertAlmostEqual(h.penetration, reach, delta=TOL * 10, msg=where + ": penetration")
+        w = h.barycentric
+        self.assertAlmostEqual(w[0] + w[1] + w[2], 1.0, delta=1e-6, msg=where + ": weights' sum")
+        self.assertTrue(min(w) >= 0.0, where + ": negative weight")
+        back = add(add(mul(a, w[0]), mul(b, w[1])), mul(c, w[2]))
+        self.assertLess(norm(sub(back, h.point_on_mesh)), TOL * 10, where + ": barycentric")
 
     def test_poses_against_brute_force(self):
         reference = []

@@ -31,7 +31,7 @@ except ImportError:  # pragma: no cover - depends on the machine
 
 # The header this binding was written for (include/trocar.h).
 VERSION_MAJOR = 0
-VERSION_MINOR = 4
+VERSION_MINOR = 5
 VERSION_PATCH = 0
 
 OK = 0
@@ -154,6 +154,9 @@ class Hit(ctypes.Structure):
         ("time_of_impact", ctypes.c_float),
         ("feedback_first", ctypes.c_uint32),
         ("feedback_count", ctypes.c_uint32),
+        ("face_normal", Float3),
+        ("penetration", ctypes.c_float),
+        ("barycentric", Float3),
     ]
 
 

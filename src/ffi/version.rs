@@ -3,7 +3,7 @@
 /// Major version: changes when the ABI breaks.
 pub const TROCAR_VERSION_MAJOR: u32 = 0;
 /// Minor version: while the major is 0 a new minor may break the ABI; from 1.0 on, additions that keep it.
-pub const TROCAR_VERSION_MINOR: u32 = 4;
+pub const TROCAR_VERSION_MINOR: u32 = 5;
 /// Patch version: fixes.
 pub const TROCAR_VERSION_PATCH: u32 = 0;
 /// The version the header was generated for, packed as `(major << 16) | (minor << 8) | patch`.

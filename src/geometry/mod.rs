@@ -17,6 +17,7 @@ pub mod clip_volume;
 pub mod closest;
 pub mod feedback_polygon;
 pub mod frame;
+pub mod mesh_side;
 pub mod time_of_impact;
 pub mod tool;
 pub mod tool_volume;

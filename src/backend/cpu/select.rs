@@ -1,6 +1,7 @@
 //! Pass 2 of the CPU clip-select: per triangle, trivial reject / accept / clip, then the contact data.
 
 use crate::geometry::closest::{Closest, PreparedTriangle, segment_prepared, triangle_prepared};
+use crate::geometry::mesh_side::mesh_side;
 use crate::geometry::time_of_impact::time_of_impact_prepared;
 use crate::geometry::{FeedbackPolygon, SweptShape, ToolVolume, VolumeKind};
 use crate::mesh::Mesh;
@@ -112,6 +113,11 @@ fn evaluate(
             .extend(polygon.vertices().iter().map(|v| v.to_array()));
         (first, polygon.vertices().len() as u32)
     };
+    let (entry, end) = match volume.shape {
+        SweptShape::Segment(entry, tip) => (entry, tip),
+        SweptShape::Triangle(entry, _, new_tip) => (entry, new_tip),
+    };
+    let side = mesh_side(&prepared, contact.on_mesh, entry, end, volume.radius);
     out.hits.push(Hit {
         triangle: triangle as u32,
         depth_min,
@@ -123,6 +129,9 @@ fn evaluate(
         time_of_impact,
         feedback_first,
         feedback_count,
+        face_normal: side.face_normal.to_array(),
+        penetration: side.penetration,
+        barycentric: side.barycentric,
     });
 }
 

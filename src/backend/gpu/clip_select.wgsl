@@ -97,6 +97,13 @@ struct Hit {
     time_of_impact: f32,
     feedback_first: u32,
     feedback_count: u32,
+    face_x: f32,
+    face_y: f32,
+    face_z: f32,
+    penetration: f32,
+    weight_a: f32,
+    weight_b: f32,
+    weight_c: f32,
 }
 
 const KIND_CAPSULE: u32 = 0u;
@@ -126,7 +133,7 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 @group(0) @binding(7) var<storage, read_write> feedback: array<f32>;
 // Words, four regions sized by candidate_capacity (C) and feedback_capacity: candidate i at 2i (triangle,
 // query in dispatch << 8 | OR of its vertices' outcodes); its outcome word at 2C + i (0: not hit, else 1 + its
-// staged polygon's vertex count); its staged record (a Hit, only if hit) at 3C + 17i; staged polygons from 20C,
+// staged polygon's vertex count); its staged record (a Hit, only if hit) at 3C + 24i; staged polygons from 27C,
 // three words a vertex.
 @group(0) @binding(8) var<storage, read_write> candidates: array<u32>;
 
@@ -134,7 +141,7 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 // triangles of one survivor mask, which one invocation of the write pass takes.
 const BLOCK: u32 = 1024u;
 const RUN: u32 = 16u;
-const HIT_WORDS: u32 = 17u;
+const HIT_WORDS: u32 = 24u;
 // Candidates per tile of the outcome scan: one scatter workgroup of 256 invocations, four each.
 const TILE: u32 = 1024u;
 
@@ -639,6 +646,88 @@ fn contact_normal(c: Closest, face_normal: vec3<f32>, q: Query) -> vec3<f32> {
     return n;
 }
 
+// mesh_side.rs::MeshSide: the outward face normal, the reach past the plane, the point's weights.
+struct MeshSide {
+    normal: vec3<f32>,
+    penetration: f32,
+    weights: vec3<f32>,
+}
+
+// mesh_side.rs::on_longest_edge: the weights of p projected on the longest edge of a triangle with no area.
+fn on_longest_edge(t: Prepared, p: vec3<f32>) -> vec3<f32> {
+    let lab = length_squared(t.b - t.a);
+    let lac = length_squared(t.c - t.a);
+    let lbc = length_squared(t.c - t.b);
+    var x = t.a;
+    var y = t.b;
+    // Which corners x and y are.
+    var at_x = vec3<bool>(true, false, false);
+    var at_y = vec3<bool>(false, true, false);
+    if (lbc >= lab && lbc >= lac) {
+        x = t.b;
+        y = t.c;
+        at_x = vec3<bool>(false, true, false);
+        at_y = vec3<bool>(false, false, true);
+    } else if (lac >= lab) {
+        x = t.c;
+        y = t.a;
+        at_x = vec3<bool>(false, false, true);
+        at_y = vec3<bool>(true, false, false);
+    }
+    let e = y - x;
+    let len2 = length_squared(e);
+    if (len2 > 0.0) {
+        let s = clamp(dot(p - x, e) / len2, 0.0, 1.0);
+        return select(vec3<f32>(0.0), vec3<f32>(1.0 - s), at_x) + select(vec3<f32>(0.0), vec3<f32>(s), at_y);
+    }
+    return vec3<f32>(1.0, 0.0, 0.0);
+}
+
+// mesh_side.rs::nearest_corner: all the weight on the corner nearest p (the first on ties).
+fn nearest_corner(t: Prepared, p: vec3<f32>) -> vec3<f32> {
+    let da = length_squared(t.a - p);
+    let db = length_squared(t.b - p);
+    let dc = length_squared(t.c - p);
+    if (da <= db && da <= dc) {
+        return vec3<f32>(1.0, 0.0, 0.0);
+    }
+    if (db <= dc) {
+        return vec3<f32>(0.0, 1.0, 0.0);
+    }
+    return vec3<f32>(0.0, 0.0, 1.0);
+}
+
+// mesh_side.rs::mesh_side: turned to the entry's side of the plane, the reach past it of the tool from entry to
+// end, the weights of on_mesh by the sub-triangles' areas.
+fn mesh_side(t: Prepared, on_mesh: vec3<f32>, entry: vec3<f32>, end: vec3<f32>, radius: f32) -> MeshSide {
+    if (!t.proper) {
+        return MeshSide(vec3<f32>(0.0), 0.0, on_longest_edge(t, on_mesh));
+    }
+    let ccw = t.n * (1.0 / length(t.n));
+    var from_entry = dot(ccw, entry - t.a);
+    var from_end = dot(ccw, end - t.a);
+    var n = ccw;
+    if (from_entry < 0.0 || (from_entry == 0.0 && from_end > 0.0)) {
+        n = -ccw;
+        from_entry = -from_entry;
+        from_end = -from_end;
+    }
+    let penetration = max(radius - min(from_entry, from_end), 0.0);
+    let pa = t.a - on_mesh;
+    let pb = t.b - on_mesh;
+    let pc = t.c - on_mesh;
+    let w = vec3<f32>(
+        max(dot(ccw, cross(pb, pc)), 0.0),
+        max(dot(ccw, cross(pc, pa)), 0.0),
+        max(dot(ccw, cross(pa, pb)), 0.0),
+    );
+    let sum = w.x + w.y + w.z;
+    if (sum > 0.0) {
+        return MeshSide(n, penetration, w / sum);
+    }
+    return MeshSide(n, penetration, nearest_corner(t, on_mesh));
+}
+
 // select.rs::evaluate: one triangle that survived the trivial reject.
 fn evaluate(i: u32, q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) {
     let mesh = prepare(a, b, c);
@@ -679,6 +768,7 @@ fn evaluate(i: u32, q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<
         toi = time_of_impact(q.a.xyz, q.b.xyz, q.c.xyz, q.radius, mesh);
     }
     let normal = contact_normal(contact, mesh.n, q);
+    let side = mesh_side(mesh, contact.on_mesh, q.a.xyz, q.c.xyz, q.radius);
 
     // Stage the record at the candidate's index and the polygon (none for a hits-only query) in the staging
     // area; past its capacity the staging counter keeps counting (the batch's feedback total is at least as
@@ -706,6 +796,9 @@ fn evaluate(i: u32, q: Query, triangle: u32, planes: u32, a: vec3<f32>, b: vec3<
         contact.on_tool.x, contact.on_tool.y, contact.on_tool.z,
         normal.x, normal.y, normal.z,
         toi, first, len,
+        side.normal.x, side.normal.y, side.normal.z,
+        side.penetration,
+        side.weights.x, side.weights.y, side.weights.z,
     ));
     candidates[outcome_at(i)] = 1u + len;
 }
@@ -719,7 +812,7 @@ fn staged_records() -> u32 {
 }
 
 fn staged_polygons() -> u32 {
-    return 20u * params.candidate_capacity;
+    return 27u * params.candidate_capacity;
 }
 
 // The counters each batch starts from 0: the two totals, then each dispatch's candidate and staging counts.
@@ -758,6 +851,13 @@ fn stage(i: u32, h: Hit) {
     candidates[b + 14u] = bitcast<u32>(h.time_of_impact);
     candidates[b + 15u] = h.feedback_first;
     candidates[b + 16u] = h.feedback_count;
+    candidates[b + 17u] = bitcast<u32>(h.face_x);
+    candidates[b + 18u] = bitcast<u32>(h.face_y);
+    candidates[b + 19u] = bitcast<u32>(h.face_z);
+    candidates[b + 20u] = bitcast<u32>(h.penetration);
+    candidates[b + 21u] = bitcast<u32>(h.weight_a);
+    candidates[b + 22u] = bitcast<u32>(h.weight_b);
+    candidates[b + 23u] = bitcast<u32>(h.weight_c);
 }
 
 fn staged(i: u32) -> Hit {
@@ -769,6 +869,9 @@ fn staged(i: u32) -> Hit {
         bitcast<f32>(candidates[b + 8u]), bitcast<f32>(candidates[b + 9u]), bitcast<f32>(candidates[b + 10u]),
         bitcast<f32>(candidates[b + 11u]), bitcast<f32>(candidates[b + 12u]), bitcast<f32>(candidates[b + 13u]),
         bitcast<f32>(candidates[b + 14u]), candidates[b + 15u], candidates[b + 16u],
+        bitcast<f32>(candidates[b + 17u]), bitcast<f32>(candidates[b + 18u]), bitcast<f32>(candidates[b + 19u]),
+        bitcast<f32>(candidates[b + 20u]),
+        bitcast<f32>(candidates[b + 21u]), bitcast<f32>(candidates[b + 22u]), bitcast<f32>(candidates[b + 23u]),
     );
 }
 

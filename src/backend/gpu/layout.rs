@@ -93,6 +93,12 @@ pub struct GpuHit {
     pub feedback_first: u32,
     /// Vertices of the polygon.
     pub feedback_count: u32,
+    /// Outward unit face normal.
+    pub face_normal: [f32; 3],
+    /// Reach past the triangle's plane.
+    pub penetration: f32,
+    /// Weights of the point on the mesh.
+    pub barycentric: [f32; 3],
 }
 
 /// Size of [`GpuParams`] in bytes.
@@ -149,7 +155,7 @@ impl GpuHit {
     #[inline]
     pub fn to_hit(self, feedback_first: u32) -> crate::Hit {
         // Read as words, the copy compiles to a few vector moves; field by field it takes one move a field.
-        let w: [u32; 16] = bytemuck::pod_read_unaligned(&bytemuck::bytes_of(&self)[4..]);
+        let w: [u32; 23] = bytemuck::pod_read_unaligned(&bytemuck::bytes_of(&self)[4..]);
         let f = |i: usize| f32::from_bits(w[i]);
         crate::Hit {
             triangle: w[0],
@@ -162,6 +168,9 @@ impl GpuHit {
             time_of_impact: f(13),
             feedback_first,
             feedback_count: w[15],
+            face_normal: [f(16), f(17), f(18)],
+            penetration: f(19),
+            barycentric: [f(20), f(21), f(22)],
         }
     }
 }
@@ -172,10 +181,10 @@ mod tests {
 
     #[test]
     fn sizes_match_the_shader() {
-        // WGSL: 4 vec4 + 5 vec4 + 8 scalars = 176 bytes; Params 12 u32; Hit 17 scalars.
+        // WGSL: 4 vec4 + 5 vec4 + 8 scalars = 176 bytes; Params 12 u32; Hit 24 scalars.
         assert_eq!(std::mem::size_of::<GpuQuery>(), 176);
         assert_eq!(PARAMS_SIZE, 48);
-        assert_eq!(HIT_SIZE, 68);
+        assert_eq!(HIT_SIZE, 96);
     }
 
     /// The sizes the host allocates by are the shader's: each `const` they share has the same value there.
@@ -201,9 +210,9 @@ mod tests {
         );
         assert_eq!(constant("TILE"), u64::from(TILE));
         assert_eq!(constant("HIT_WORDS") * 4, HIT_SIZE);
-        // A candidate's words: its two, its outcome word, its staged record (`staged_polygons` starts at 20C).
+        // A candidate's words: its two, its outcome word, its staged record (`staged_polygons` starts at 27C).
         assert_eq!(CANDIDATE_SIZE, (2 + 1 + constant("HIT_WORDS")) * 4);
-        assert!(shader.contains("return 20u * params.candidate_capacity;"));
+        assert!(shader.contains("return 27u * params.candidate_capacity;"));
     }
 
     /// The shader's `outcode` loops over all four slabs: a slab past `slab_count` must never set a bit, which

@@ -485,7 +485,7 @@ mod tests {
 
     #[test]
     fn every_field_of_a_record_reaches_its_hit() {
-        let words: [u32; 17] = std::array::from_fn(|i| 1000 + i as u32);
+        let words: [u32; 24] = std::array::from_fn(|i| 1000 + i as u32);
         let mut r: GpuHit = bytemuck::cast(words);
         (r.query, r.feedback_first, r.feedback_count) = (0, 0, 2);
         let feedback = vec![[1.0; 3]; 2];
@@ -503,6 +503,9 @@ mod tests {
             time_of_impact: f(14),
             feedback_first: 2,
             feedback_count: 2,
+            face_normal: [f(17), f(18), f(19)],
+            penetration: f(20),
+            barycentric: [f(21), f(22), f(23)],
         };
         assert_eq!(outs[0].hits[1], expected);
     }
