@@ -19,7 +19,12 @@
 //!   there both backends' pairs must be exact closest pairs (checked against the reference) and each hit valid
 //!   on its own. `time_of_impact` within [`TOI_ABS`], except for grazing contacts (the first touch
 //!   ill-conditioned in t): there both must be valid lower bounds of the exact first contact, touching at the
-//!   reported time.
+//!   reported time. `face_normal` within [`NORMAL_ABS`] and then `penetration` within [`GEOMETRY_REL`]` · L`;
+//!   the two backends may turn the face normal to opposite sides only where the entry point lies within the
+//!   boundary tolerance of the triangle's plane (either side is outward there) or the triangle has (nearly) no
+//!   area; `barycentric` puts the other backend's point on the mesh back
+//!   together within twice the points' tolerance; and each backend's three fields are checked against exact
+//!   geometry on their own (`common::agreement::check_mesh_side`).
 //!
 //! Why these values: f32 itself is ~1e-7 L from exact (each test measures the CPU's distances against the f64
 //! reference on a sample and prints the largest error, 3e-8 to 9e-8 L when written), so 1e-5 L leaves two
@@ -29,7 +34,7 @@
 
 mod common;
 
-use common::agreement::{check_hit, margin};
+use common::agreement::{check_hit, margin, mesh_side_error, outward_normal};
 use common::reference as exact;
 use common::{Rng, d3, random_tool, soup, tri64};
 use glam::Vec3;
@@ -227,6 +232,9 @@ struct Stats {
     grazing_time_of_impact: usize,
     /// Common hits whose clipped polygons differ by more than the tolerance, all at the volume's boundary.
     boundary_polygons: usize,
+    /// Common hits whose face normals differ beyond the tolerance, each right on its own: the entry point
+    /// (nearly) in the triangle's plane, or a triangle (nearly) without area.
+    ambiguous_sides: usize,
     /// How far f32 itself is from exact: the largest |CPU distance - exact f64 distance| / L over one common
     /// hit in [`SAMPLE`], the scale of the rounding any f32 implementation (the GPU's included) may show.
     cpu_f32_error: f64,
@@ -245,6 +253,9 @@ struct Deviations {
     depth_max: f64,
     time_of_impact: f64,
     feedback: f64,
+    face_normal: f64,
+    penetration: f64,
+    barycentric: f64,
 }
 
 impl Stats {
@@ -262,7 +273,7 @@ impl Stats {
             "{what}: {} queries, {} common hits; boundary cases: {} Cpu only, {} Gpu only, largest margin \
              {:.2e} L (tolerance {BOUNDARY_REL:.0e} L); largest deviations: distance {:.2e} L, point on mesh \
              {:.2e} L, point on tool {:.2e} L, normal {:.2e}, depth min/max {:.2e}/{:.2e} L, time of impact {:.2e}, feedback \
-             polygon {:.2e} L; {} non-unique closest pairs, {} grazing times of impact, {} polygons clipped differently at the boundary; the CPU's own f32 distance error (1 hit in {SAMPLE}): \
+             polygon {:.2e} L, face normal {:.2e}, penetration {:.2e} L, barycentric {:.2e} L; {} non-unique closest pairs, {} grazing times of impact, {} polygons clipped differently at the boundary, {} ambiguous sides; the CPU's own f32 distance error (1 hit in {SAMPLE}): \
              {:.2e} L",
             self.queries,
             self.common_hits,
@@ -277,9 +288,13 @@ impl Stats {
             w.depth_max,
             w.time_of_impact,
             w.feedback,
+            w.face_normal,
+            w.penetration,
+            w.barycentric,
             self.non_unique,
             self.grazing_time_of_impact,
             self.boundary_polygons,
+            self.ambiguous_sides,
             self.cpu_f32_error
         );
     }
@@ -523,12 +538,58 @@ fn compare(
             stats.grazing_time_of_impact += 1;
         }
         let point_dev = |a: [f32; 3], b: [f32; 3]| exact::dist(d3(a), d3(b));
+
+        // The mesh side: the same face normal and penetration, each checked against exact geometry too; the
+        // weights as the point they put back together (a weight moves by a point's error over the triangle's
+        // height), against the other backend's point on the mesh where the closest pairs agree (below).
+        for (backend, hit) in [(BackendKind::Cpu, c), (BackendKind::Gpu, h)] {
+            if let Err(e) = mesh_side_error(backend, hit, &ask.tool, ask.new_tip, tri) {
+                return Err(format!("Gpu {what}: {e}; {ask:?}"));
+            }
+        }
+        let dface = point_dev(c.face_normal, h.face_normal);
+        let dpen = (f64::from(c.penetration) - f64::from(h.penetration)).abs();
+        if dface <= NORMAL_ABS {
+            ensure!(
+                dpen <= geometry,
+                "Gpu {what} triangle {t}: penetration {} vs Cpu {} (tolerance {geometry:.3e}); {ask:?}",
+                h.penetration,
+                c.penetration
+            );
+            w.face_normal = w.face_normal.max(dface);
+            w.penetration = w.penetration.max(dpen / l);
+        } else {
+            // Opposite sides: only where the entry point is (nearly) in the plane, or there is (nearly) no plane.
+            let ambiguous = outward_normal(&ask.tool, tri).is_none_or(|(_, in_plane, _)| in_plane);
+            ensure!(
+                ambiguous,
+                "Gpu {what} triangle {t}: face normal {:?} penetration {} vs Cpu {:?} {}; {ask:?}",
+                h.face_normal,
+                h.penetration,
+                c.face_normal,
+                c.penetration
+            );
+            stats.ambiguous_sides += 1;
+        }
+        let rebuilt = |hit: &Hit| -> [f32; 3] {
+            let b = hit.barycentric;
+            std::array::from_fn(|k| (0..3).map(|i| f64::from(b[i]) * tri[i][k]).sum::<f64>() as f32)
+        };
+        let dbary = point_dev(rebuilt(h), c.point_on_mesh);
         let (dm, dt) = (
             point_dev(c.point_on_mesh, h.point_on_mesh),
             point_dev(c.point_on_tool, h.point_on_tool),
         );
         let dn = point_dev(c.normal, h.normal);
         if dm <= geometry && dt <= geometry && dn <= NORMAL_ABS {
+            ensure!(
+                dbary <= 2.0 * geometry,
+                "Gpu {what} triangle {t}: barycentric {:?} put back {:?}, Cpu's point on the mesh {:?}; {ask:?}",
+                h.barycentric,
+                rebuilt(h),
+                c.point_on_mesh
+            );
+            w.barycentric = w.barycentric.max(dbary / l);
             w.point_on_mesh = w.point_on_mesh.max(dm / l);
             w.point_on_tool = w.point_on_tool.max(dt / l);
             w.normal = w.normal.max(dn);
@@ -1288,6 +1349,23 @@ fn the_comparison_tells_boundary_cases_from_disagreements() {
         let mut hits = one.0.to_vec();
         hits[deep].point_on_mesh[0] += (0.01 * l) as f32;
         refused("a closest point moved", &hits, one.1);
+        let mut hits = one.0.to_vec();
+        hits[deep].penetration += (3.0 * GEOMETRY_REL * l) as f32;
+        refused("a penetration moved", &hits, one.1);
+        let mut hits = one.0.to_vec();
+        hits[deep].face_normal = hits[deep].face_normal.map(|x| -x);
+        refused("a face normal turned over", &hits, one.1);
+        let mut hits = one.0.to_vec();
+        let tri = tri64(
+            &scene.positions,
+            scene.triangles[hits[deep].triangle as usize],
+        );
+        let p = d3(hits[deep].point_on_mesh);
+        let far = (0..3)
+            .max_by(|&i, &j| exact::dist(tri[i], p).total_cmp(&exact::dist(tri[j], p)))
+            .unwrap();
+        hits[deep].barycentric = std::array::from_fn(|i| if i == far { 1.0 } else { 0.0 });
+        refused("barycentric weights on the farthest corner", &hits, one.1);
         let mut fb = one.1.to_vec();
         let first = one.0[deep].feedback_first as usize;
         fb[first][1] += (0.01 * l) as f32;

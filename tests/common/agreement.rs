@@ -180,6 +180,111 @@ pub fn check_hit(
     }
 }
 
+/// What exact f64 geometry says of a hit's mesh side (see `Hit::face_normal`): the triangle's unit normal turned
+/// to the entry point's side of its plane, or `None` for a triangle too close to having no area to say (its
+/// normal's length below 1e-5 of its longest edge squared; the library's cut-off is 1e-6); whether the entry
+/// point is too close to the plane (within [`BOUNDARY`]) for its side to be certain in f32; and how far an f32
+/// normal may be from it (rounding grows as the longest edge squared over twice the area).
+pub fn outward_normal(tool: &Tool, tri: [[f64; 3]; 3]) -> Option<([f64; 3], bool, f64)> {
+    let [a, b, c] = tri;
+    let cross = exact::cross(exact::sub(b, a), exact::sub(c, a));
+    let longest = [exact::dist(a, b), exact::dist(b, c), exact::dist(c, a)]
+        .into_iter()
+        .fold(0.0, f64::max);
+    if exact::norm(cross) <= 1e-5 * longest * longest {
+        return None;
+    }
+    let n = exact::normalize(cross)?;
+    let side = exact::dot(n, exact::sub(d3(tool.entry.to_array()), a));
+    let n = if side < 0.0 { exact::scale(n, -1.0) } else { n };
+    let tolerance = 1e-5 + 1e-6 * longest * longest / exact::norm(cross);
+    Some((n, side.abs() <= BOUNDARY, tolerance))
+}
+
+/// The reach past the plane through `tri`'s first corner with outward normal `n` of the tool at the end of the
+/// step, radius included (`Hit::penetration`'s definition, in f64).
+pub fn reach(tool: &Tool, new_tip: Option<Vec3>, n: [f64; 3], tri: [[f64; 3]; 3]) -> f64 {
+    let end = d3(new_tip.unwrap_or(tool.tip).to_array());
+    let e = d3(tool.entry.to_array());
+    let lowest = exact::dot(n, exact::sub(e, tri[0])).min(exact::dot(n, exact::sub(end, tri[0])));
+    (f64::from(tool.radius) - lowest).max(0.0)
+}
+
+/// Checks a hit's `face_normal`, `penetration` and `barycentric` against exact geometry (from `backend`).
+pub fn check_mesh_side(
+    backend: BackendKind,
+    h: &Hit,
+    tool: &Tool,
+    new_tip: Option<Vec3>,
+    tri: [[f64; 3]; 3],
+) {
+    if let Err(e) = mesh_side_error(backend, h, tool, new_tip, tri) {
+        panic!("{e}");
+    }
+}
+
+/// [`check_mesh_side`]'s verdict: the first disagreement with exact geometry.
+pub fn mesh_side_error(
+    backend: BackendKind,
+    h: &Hit,
+    tool: &Tool,
+    new_tip: Option<Vec3>,
+    tri: [[f64; 3]; 3],
+) -> Result<(), String> {
+    let t = h.triangle;
+    let w = d3(h.barycentric);
+    if !(w.iter().all(|&x| x >= 0.0) && (w[0] + w[1] + w[2] - 1.0).abs() < 1e-5) {
+        return Err(format!(
+            "{backend:?}: triangle {t}: barycentric weights {w:?} not a partition of 1"
+        ));
+    }
+    let back = exact::add(
+        exact::add(exact::scale(tri[0], w[0]), exact::scale(tri[1], w[1])),
+        exact::scale(tri[2], w[2]),
+    );
+    if exact::dist(back, d3(h.point_on_mesh)) >= GEOMETRY {
+        return Err(format!(
+            "{backend:?}: triangle {t}: barycentric {w:?} give {back:?}, not point_on_mesh {:?}",
+            h.point_on_mesh
+        ));
+    }
+    let f = d3(h.face_normal);
+    let Some((n, ambiguous, tolerance)) = outward_normal(tool, tri) else {
+        // Nearly no area: either side of the library's cut-off.
+        return if (f == [0.0; 3] && h.penetration == 0.0) || (exact::norm(f) - 1.0).abs() < 1e-4 {
+            Ok(())
+        } else {
+            Err(format!(
+                "{backend:?}: triangle {t}: face normal {f:?} of a triangle with (nearly) no area"
+            ))
+        };
+    };
+    // The entry in the plane: either side, the penetration by the side taken.
+    let n = if ambiguous && exact::dot(f, n) < 0.0 {
+        exact::scale(n, -1.0)
+    } else {
+        n
+    };
+    if exact::dist(f, n) >= tolerance {
+        return Err(format!(
+            "{backend:?}: triangle {t}: face normal {f:?}, outward {n:?}"
+        ));
+    }
+    // The normal's rounding moves the plane's offsets at the tool's ends by up to its error times their distance.
+    let far = [tool.entry, new_tip.unwrap_or(tool.tip)]
+        .map(|x| exact::dist(d3(x.to_array()), tri[0]))
+        .into_iter()
+        .fold(0.0, f64::max);
+    let want = reach(tool, new_tip, n, tri);
+    if (f64::from(h.penetration) - want).abs() >= GEOMETRY + tolerance * far {
+        return Err(format!(
+            "{backend:?}: triangle {t}: penetration {} vs exact {want}",
+            h.penetration
+        ));
+    }
+    Ok(())
+}
+
 /// Runs one query on `ctx` and checks it triangle by triangle; returns (hits, boundary cases skipped). Failures
 /// name the context's backend.
 #[allow(clippy::too_many_arguments)]
@@ -212,6 +317,7 @@ pub fn check_query(
         let hit = hits.get(k).filter(|h| h.triangle as usize == i);
         if let Some(h) = hit {
             check_hit(backend, h, feedback, tool, new_tip, volume, tri);
+            check_mesh_side(backend, h, tool, new_tip, tri);
             k += 1;
         }
         match expected(tool, new_tip, volume, tri) {
