@@ -34,8 +34,9 @@
 //! let hits = results.hits(0).unwrap();
 //! assert_eq!(hits.len(), 1);
 //! assert_eq!(hits[0].triangle, 0);
-//! let penetration = tool.radius - hits[0].distance; // push along hits[0].normal
-//! assert!((penetration - 0.1).abs() < 1e-5);
+//! // The force on the mesh: -stiffness * penetration * face_normal, spread over the corners by barycentric.
+//! assert_eq!(hits[0].face_normal, [0.0, 0.0, 1.0]); // out of the organ, towards the entry point
+//! assert!((hits[0].penetration - 0.1).abs() < 1e-5); // radius minus the tip's height above the plane
 //!
 //! // Every simulation step: move the vertices, then ask what the tool touched while its tip moved.
 //! ctx.update_positions(organ, 0, &positions)?;
