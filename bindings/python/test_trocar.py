@@ -509,6 +509,9 @@ class LiverTest(unittest.TestCase):
             ctx.query_static(m, pose.tool(), res)
             arr = res.hits_array()
             self.assertEqual([int(t) for t in arr["triangle"]], [h.triangle for h in res.hits()])
+            self.assertEqual([float(p) for p in arr["penetration"]], [h.penetration for h in res.hits()])
+            self.assertEqual([tuple(float(w) for w in b) for b in arr["barycentric"]],
+                             [tuple(h.barycentric) for h in res.hits()])
             view = res.hits_view()
             self.assertEqual(arr.ctypes.data, ctypes.addressof(view))  # a view, not a copy
             with self.assertRaises(TypeError):

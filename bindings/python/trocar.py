@@ -205,7 +205,7 @@ assert ctypes.sizeof(ContextDef) == 16
 assert ctypes.sizeof(MeshId) == 12
 assert ctypes.sizeof(Tool) == 40
 assert ctypes.sizeof(Query) == 76
-assert ctypes.sizeof(Hit) == 64
+assert ctypes.sizeof(Hit) == 92
 assert ctypes.sizeof(TrackerDef) == 12
 assert ctypes.sizeof(Contact) == 52
 assert ctypes.sizeof(CcdDef) == 24
@@ -231,7 +231,7 @@ def _contact_record(c):
 HitRecord = namedtuple(
     "HitRecord",
     "triangle depth_min depth_max distance point_on_mesh point_on_tool normal time_of_impact "
-    "feedback_first feedback_count",
+    "feedback_first feedback_count face_normal penetration barycentric",
 )
 
 
@@ -740,6 +740,9 @@ class Results(_Handle):
                 h.time_of_impact,
                 h.feedback_first,
                 h.feedback_count,
+                tuple(h.face_normal),
+                h.penetration,
+                tuple(h.barycentric),
             )
             for h in self.hits_view(query_index)
         ]
@@ -761,6 +764,9 @@ class Results(_Handle):
                 ("time_of_impact", "<f4"),
                 ("feedback_first", "<u4"),
                 ("feedback_count", "<u4"),
+                ("face_normal", "<f4", (3,)),
+                ("penetration", "<f4"),
+                ("barycentric", "<f4", (3,)),
             ]
         )
         assert dtype.itemsize == ctypes.sizeof(Hit)
