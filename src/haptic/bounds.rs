@@ -237,7 +237,8 @@ impl Bounds {
         grown(&mut leaf_of, new.len())?;
         leaf_of.extend((0..new.len()).map(|s| self.leaf_of.get(s).copied().unwrap_or(DEAD)));
         // Each removed or overwritten triangle's entry and leaf, dead until a slot claims its triangle back.
-        let mut free: Vec<([u32; 3], u32, u32)> = Vec::new();
+        // Each changed old slot's entry and leaf, by slot, left dead until a slot claims its triangle back.
+        let mut own: Vec<(usize, u32, u32)> = Vec::new();
         let mut dirty: Vec<u32> = Vec::new();
         for &s in changed.iter().filter(|&&s| s < old.len()) {
             let leaf = self.leaf_of[s];
@@ -246,24 +247,23 @@ impl Bounds {
             let k = entries.find(|&k| order[k as usize] == s as u32);
             let k = k.expect("every live slot has one entry in its leaf");
             order[k as usize] = DEAD;
-            free.push((old[s], k, leaf));
+            own.push((s, k, leaf));
             dirty.push(leaf);
         }
-        // Each old slot's entry, by slot (ascending), before the sort by triangle.
-        let own: Vec<(u32, u32)> = free.iter().map(|&(_, k, leaf)| (k, leaf)).collect();
-        let own_slots: Vec<usize> = changed.iter().copied().filter(|&s| s < old.len()).collect();
+        // The same entries by triangle: a moved triangle finds its entry (one still dead) there.
+        let mut free: Vec<([u32; 3], u32, u32)> =
+            own.iter().map(|&(s, k, leaf)| (old[s], k, leaf)).collect();
         free.sort_unstable();
-        let mut taken = vec![false; free.len()];
+        let dead = |order: &[u32], k: u32| order[k as usize] == DEAD;
         let mut added = Vec::new();
         for &s in changed.iter().filter(|&&s| s < new.len()) {
             leaf_of[s] = DEAD;
             let first = free.partition_point(|&(tri, _, _)| tri < new[s]);
-            let same = (first..free.len()).take_while(|&i| free[i].0 == new[s]);
-            match same.clone().find(|&i| !taken[i]) {
-                Some(i) => {
-                    taken[i] = true;
-                    order[free[i].1 as usize] = s as u32;
-                    leaf_of[s] = free[i].2;
+            let mut same = free[first..].iter().take_while(|g| g.0 == new[s]);
+            match same.find(|&&(_, k, _)| dead(&order, k)) {
+                Some(&(_, k, leaf)) => {
+                    order[k as usize] = s as u32;
+                    leaf_of[s] = leaf;
                 }
                 None => added.push(s),
             }
@@ -273,10 +273,13 @@ impl Bounds {
         added.retain(|&s| {
             let first = self.graves.partition_point(|&(tri, _, _)| tri < new[s]);
             let mut same = self.graves[first..].iter().take_while(|g| g.0 == new[s]);
-            let grave = same.find(|&&(_, k, _)| order[k as usize] == DEAD);
-            let replaced = own_slots.binary_search(&s).ok().map(|i| own[i]);
-            let replaced = replaced.filter(|&(k, _)| order[k as usize] == DEAD);
-            match grave.map(|&(_, k, leaf)| (k, leaf)).or(replaced) {
+            let grave = same.find(|&&(_, k, _)| dead(&order, k));
+            let replaced = own.binary_search_by_key(&s, |o| o.0).ok().map(|i| own[i]);
+            let replaced = replaced.filter(|&(_, k, _)| dead(&order, k));
+            match grave
+                .map(|&(_, k, leaf)| (k, leaf))
+                .or(replaced.map(|(_, k, leaf)| (k, leaf)))
+            {
                 Some((k, leaf)) => {
                     order[k as usize] = s as u32;
                     leaf_of[s] = leaf;
@@ -290,11 +293,9 @@ impl Bounds {
             return Ok(None);
         }
         dirty.extend(added.iter().map(|&s| leaf_of[s]));
-        let mut graves = Vec::new();
-        let buried = free.iter().zip(&taken).filter(|(_, t)| !**t);
-        graves.extend(buried.map(|(&grave, _)| grave));
-        graves.retain(|g| order[g.1 as usize] == DEAD);
-        graves.extend(self.graves.iter().filter(|g| order[g.1 as usize] == DEAD));
+        let mut graves: Vec<([u32; 3], u32, u32)> =
+            free.iter().chain(&self.graves).copied().collect();
+        graves.retain(|g| dead(&order, g.1));
         graves.sort_unstable();
         if graves.len() > limit {
             return Ok(None);
