@@ -172,6 +172,11 @@
 #define TROCAR_VERSION (((TROCAR_VERSION_MAJOR << 16) | (TROCAR_VERSION_MINOR << 8)) | TROCAR_VERSION_PATCH)
 
 /**
+ * `TrocarContact.triangle` of an empty contact (`trocar_results_contact` for a tool that touches nothing).
+ */
+#define TROCAR_NO_TRIANGLE UINT32_MAX
+
+/**
  * The contacts of the last `trocar_query_ccd` run with it; reused across steps. Opaque.
  */
 typedef struct TrocarCcdResults TrocarCcdResults;
@@ -374,25 +379,6 @@ typedef struct TrocarHit {
 } TrocarHit;
 
 /**
- * Options for `trocar_tracker_create`; get one from `trocar_default_tracker_def()`.
- */
-typedef struct TrocarTrackerDef {
-  /**
-   * Segments the tool line is split into, one dynamic point each: the separate contacts a non-convex organ
-   * may make along the tool (1 to `TROCAR_MAX_TRACKER_SEGMENTS`; default 4).
-   */
-  uint32_t segment_count;
-  /**
-   * Most triangles in one segment's closest strip (0 to `TROCAR_MAX_STRIP_LENGTH`; 0: no strip; default 32).
-   */
-  uint32_t max_strip_length;
-  /**
-   * Set by `trocar_default_tracker_def`; do not change.
-   */
-  uint32_t internal_value;
-} TrocarTrackerDef;
-
-/**
  * One contact between a segment of the tool's axis and a mesh triangle.
  *
  * `#[repr(C)]` because the C API copies these out and hands out views of strips (exported as
@@ -432,6 +418,25 @@ typedef struct TrocarContact {
    */
   float penetration;
 } TrocarContact;
+
+/**
+ * Options for `trocar_tracker_create`; get one from `trocar_default_tracker_def()`.
+ */
+typedef struct TrocarTrackerDef {
+  /**
+   * Segments the tool line is split into, one dynamic point each: the separate contacts a non-convex organ
+   * may make along the tool (1 to `TROCAR_MAX_TRACKER_SEGMENTS`; default 4).
+   */
+  uint32_t segment_count;
+  /**
+   * Most triangles in one segment's closest strip (0 to `TROCAR_MAX_STRIP_LENGTH`; 0: no strip; default 32).
+   */
+  uint32_t max_strip_length;
+  /**
+   * Set by `trocar_default_tracker_def`; do not change.
+   */
+  uint32_t internal_value;
+} TrocarTrackerDef;
 
 /**
  * Options of `trocar_query_ccd`; get one from `trocar_default_ccd_def()`.
@@ -1022,6 +1027,34 @@ TrocarStatus trocar_results_feedback(const struct TrocarResults *results,
                                      uint32_t query_index,
                                      const float **out_xyz,
                                      uint32_t *out_vertex_count);
+
+/**
+ * The tool's contact with the organ for one query: one record for the tool side of a force recipe.
+ *
+ * The round tool of the query (radius `s`, axis from the entry point to the tip, or to the new tip of a
+ * dynamic query: the tool at the end of the step, whatever the volume kind) measured by the tracker's rule, so
+ * that the simulation thread and a haptic thread agree (docs/contact.md): `penetration` is the tip's depth below
+ * the nearest surface of the whole mesh plus the radius when the tip is inside (not capped), `radius - distance`
+ * while the axis is outside; the force on the tool is `stiffness * penetration` along `-normal`. `segment` is 0.
+ * Empty (`triangle` `TROCAR_NO_TRIANGLE`, every other field 0) when the tool at the end of the step comes within
+ * its radius of no triangle, as when it passes through a cut's hole. Computed from the mesh as the query read
+ * it: read it before updating or cutting the mesh. The first contact read on a mesh builds its haptic view
+ * (adjacency, windings, bounding hierarchy: what `trocar_tracker_create` builds), which the mesh then keeps
+ * current while `results` lives; later reads cost microseconds.
+ *
+ * # Safety
+ * - `results`: a live results object, not used by another thread for a query meanwhile.
+ * - `out_contact`: receives the contact; not NULL; written only on success.
+ *
+ * # Returns
+ * `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer);
+ * `TROCAR_ERROR_OUT_OF_RANGE` (`query_index` past the queries answered); `TROCAR_ERROR_PENDING`;
+ * `TROCAR_ERROR_STALE_HANDLE` (the query's mesh was updated, cut or destroyed since the query, or the context
+ * was destroyed); `TROCAR_ERROR_OUT_OF_MEMORY` (building the haptic view).
+ */
+TrocarStatus trocar_results_contact(const struct TrocarResults *results,
+                                    uint32_t query_index,
+                                    struct TrocarContact *out_contact);
 
 /**
  * Collects a submitted batch.

@@ -42,7 +42,8 @@ pub struct Context {
     /// Swapped for a CPU backend when the GPU is lost (an AUTO context's pair included); the meshes live here,
     /// so nothing needs re-uploading.
     backend: RwLock<Arc<dyn Backend>>,
-    meshes: MeshStore,
+    /// Shared with the results objects, which read a query's mesh again for its contact.
+    meshes: Arc<MeshStore>,
 }
 
 /// The tags of the live contexts: ids and results of one context are refused by another.
@@ -144,7 +145,7 @@ impl Context {
             tag,
             def: *def,
             backend: RwLock::new(backend),
-            meshes: MeshStore::new(tag),
+            meshes: Arc::new(MeshStore::new(tag)),
         })
     }
 
@@ -295,7 +296,7 @@ impl Context {
 
     /// A results object for this context's queries.
     pub fn create_results(&self) -> Results {
-        Results::new(self.tag)
+        Results::new(self.tag, Arc::downgrade(&self.meshes))
     }
 
     /// A results object for this context's continuous (mesh-against-mesh) queries.

@@ -88,6 +88,7 @@ pub use ccd::{CcdContact, CcdDef, CcdResults, CcdStats, Culling, Impact};
 pub use context::{BackendKind, Context, ContextDef};
 pub use error::{Error, ErrorKind, Result};
 pub use geometry::{Tool, VolumeKind};
+pub use haptic::contact::TROCAR_NO_TRIANGLE;
 pub use haptic::tracker::{MAX_SEGMENTS, MAX_STRIP_LENGTH};
 pub use haptic::{Contact, Tracker, TrackerDef, TrackerStats};
 pub use mesh::Mesh;

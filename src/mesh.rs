@@ -263,6 +263,11 @@ impl Mesh {
             .attach(&self.xs, &self.ys, &self.zs, &self.triangles)
     }
 
+    /// The haptic view if the mesh has one (it is current: a view is dropped only by a change).
+    pub(crate) fn attached_haptic_view(&self) -> Option<Arc<HapticView>> {
+        self.haptic.current()
+    }
+
     /// True while the mesh keeps a haptic view up to date.
     pub fn has_haptic_view(&self) -> bool {
         self.haptic.is_attached()

@@ -84,6 +84,9 @@ pub struct Hit {
 pub struct QueryOutput {
     pub(crate) hits: Vec<Hit>,
     pub(crate) feedback: Vec<[f32; 3]>,
+    /// The queried mesh's [`crate::Mesh::version`] when the backend read it: a contact read later is refused
+    /// once the mesh has changed.
+    pub(crate) mesh_version: u64,
 }
 
 impl QueryOutput {

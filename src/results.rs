@@ -1,7 +1,14 @@
 //! Query results, reused across steps so that a warmed-up query allocates nothing.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
+use crate::haptic::Contact;
+use crate::haptic::tool_contact::tool_contact;
+use crate::haptic::view::HapticView;
+use crate::mesh_id::MeshId;
+use crate::mesh_store::MeshStore;
 use crate::query::{Hit, QueryOutput};
+use parking_lot::{Mutex, RwLockUpgradableReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Weak};
 
 /// Results of the last query or batch run with it. Views stay valid until it is queried again or dropped.
 pub struct Results {
@@ -14,10 +21,14 @@ pub struct Results {
     pub(crate) pending: Option<std::sync::Arc<dyn crate::backend::Backend>>,
     /// The backend that ran (or runs) the last batch, `None` before the first and after a failed one.
     pub(crate) ran: Option<crate::backend::BackendKind>,
+    /// The context's meshes, read again for a query's contact; gone once the context is.
+    meshes: Weak<MeshStore>,
+    /// The haptic views of the meshes whose contacts were read: held, so that their meshes keep them current.
+    views: Mutex<Vec<(MeshId, Arc<HapticView>)>>,
 }
 
 impl Results {
-    pub(crate) fn new(context: u32) -> Self {
+    pub(crate) fn new(context: u32, meshes: Weak<MeshStore>) -> Self {
         Self {
             context,
             outputs: Vec::new(),
@@ -25,6 +36,8 @@ impl Results {
             scratch: Default::default(),
             pending: None,
             ran: None,
+            meshes,
+            views: Mutex::new(Vec::new()),
         }
     }
 
@@ -67,6 +80,82 @@ impl Results {
     /// Feedback vertices of query `i` of the last run.
     pub fn feedback(&self, i: usize) -> Option<&[[f32; 3]]> {
         self.get(i).map(QueryOutput::feedback)
+    }
+
+    /// The tool's contact with the organ for query `i` of the last run: the round tool (radius `s`, axis from
+    /// the entry point to the tip, or to the new tip of a dynamic query: the tool at the end of the step,
+    /// whatever the volume kind) measured by a [`crate::Tracker`]'s rule, once, as one segment: a tip inside
+    /// is as deep as its distance to the nearest surface of the whole mesh, its penetration that depth plus the
+    /// radius. `None` when the tool at the end of the step comes within its radius of no triangle.
+    ///
+    /// Computed on the mesh as the query read it: refused ([`ErrorKind::StaleHandle`]) once the mesh has been
+    /// updated, cut or destroyed since. The first contact read on a mesh builds its haptic view (adjacency,
+    /// windings and bounding hierarchy, as creating a tracker does), which the mesh then keeps current, as for a
+    /// tracker, while this results object lives; each read then costs a few exact tests and two tree searches.
+    pub fn contact(&self, i: usize) -> Result<Option<Contact>> {
+        if self.is_pending() {
+            return Err(Error::new(
+                ErrorKind::Pending,
+                "results object has a submitted batch: wait for it first",
+            ));
+        }
+        let out = self.get(i).ok_or_else(|| {
+            Error::new(
+                ErrorKind::OutOfRange,
+                format!(
+                    "query index {i} but the last run answered {} queries",
+                    self.len
+                ),
+            )
+        })?;
+        let query = &self.scratch.prepared[i];
+        let id = query.mesh;
+        let store = self.meshes.upgrade().ok_or_else(|| {
+            Error::new(
+                ErrorKind::StaleHandle,
+                "the context of this results object was destroyed",
+            )
+        })?;
+        let table = store.table();
+        let lock = table.get(id)?;
+        let mut mesh = lock.upgradable_read();
+        if mesh.version() != out.mesh_version {
+            return Err(Error::new(
+                ErrorKind::StaleHandle,
+                format!(
+                    "mesh {}:{} changed since the query read it: read the contact before updating or cutting it",
+                    id.index1, id.generation
+                ),
+            ));
+        }
+        let view = match mesh.attached_haptic_view() {
+            Some(view) => view,
+            None => {
+                let mut writer = RwLockUpgradableReadGuard::upgrade(mesh);
+                let view = writer.haptic_view();
+                mesh = RwLockWriteGuard::downgrade_to_upgradable(writer);
+                view?
+            }
+        };
+        self.hold(id, &view);
+        let topology = view.topology();
+        let axis = query.volume.final_axis();
+        let radius = query.volume.radius;
+        let (contact, _) = topology
+            .mirror
+            .read(|positions| tool_contact(positions, &topology, axis, radius));
+        drop(mesh);
+        Ok(contact)
+    }
+
+    /// Holds `view`, mesh `id`'s, dropping those of destroyed meshes.
+    fn hold(&self, id: MeshId, view: &Arc<HapticView>) {
+        let mut views = self.views.lock();
+        views.retain(|(_, v)| v.is_alive());
+        match views.iter_mut().find(|(held, _)| *held == id) {
+            Some((_, held)) => *held = view.clone(),
+            None => views.push((id, view.clone())),
+        }
     }
 
     /// Makes sure `n` outputs fit without growing the list later, so that [`Results::prepare`] cannot fail.

@@ -11,86 +11,13 @@
 mod common;
 
 use common::agreement::{check_hit, check_mesh_side, margin};
+use common::organs::thick_spot;
 use common::reference as exact;
 use common::{Rng, backends, context, d3, liver, tri64};
 use glam::Vec3;
 use trocar::{BackendKind, Hit, Tool, VolumeKind};
 
 const RADIUS: f32 = 0.25;
-
-/// Unit outward normal of triangle `t` in f64, the liver's winding taken from its signed volume.
-fn outward(positions: &[[f32; 3]], triangles: &[[u32; 3]], t: usize, sign: f64) -> [f64; 3] {
-    let [a, b, c] = tri64(positions, triangles[t]);
-    exact::scale(
-        exact::normalize(exact::cross(exact::sub(b, a), exact::sub(c, a))).unwrap(),
-        sign,
-    )
-}
-
-fn centre(tri: [[f64; 3]; 3]) -> [f64; 3] {
-    exact::scale(exact::add(exact::add(tri[0], tri[1]), tri[2]), 1.0 / 3.0)
-}
-
-/// Where a ray from `o` along unit `d` meets triangle `tri` (Möller–Trumbore, f64), if it does at t > 0.
-fn ray_hit(o: [f64; 3], d: [f64; 3], [a, b, c]: [[f64; 3]; 3]) -> Option<f64> {
-    let (e1, e2) = (exact::sub(b, a), exact::sub(c, a));
-    let p = exact::cross(d, e2);
-    let det = exact::dot(e1, p);
-    if det.abs() < 1e-12 {
-        return None;
-    }
-    let s = exact::sub(o, a);
-    let u = exact::dot(s, p) / det;
-    let q = exact::cross(s, e1);
-    let v = exact::dot(d, q) / det;
-    let t = exact::dot(e2, q) / det;
-    (u >= 0.0 && v >= 0.0 && u + v <= 1.0 && t > 1e-9).then_some(t)
-}
-
-/// A spot on a thick part of the liver: the centre of the triangle whose neighbours within 1 cm turn least from
-/// it, among those with more than 2.5 cm of liver under them along the normal. Returns the triangle, its centre
-/// and its outward normal.
-fn thick_spot(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> (usize, [f64; 3], [f64; 3]) {
-    // Signed volume: the liver's winding.
-    let volume: f64 = triangles
-        .iter()
-        .map(|&t| {
-            let [a, b, c] = tri64(positions, t);
-            exact::dot(a, exact::cross(b, c))
-        })
-        .sum();
-    let sign = volume.signum();
-    let centres: Vec<[f64; 3]> = triangles
-        .iter()
-        .map(|&t| centre(tri64(positions, t)))
-        .collect();
-    let normals: Vec<[f64; 3]> = (0..triangles.len())
-        .map(|t| outward(positions, triangles, t, sign))
-        .collect();
-    let mut spots: Vec<(f64, usize)> = (0..triangles.len())
-        .map(|t| {
-            let least = (0..triangles.len())
-                .filter(|&u| exact::dist(centres[u], centres[t]) <= 1.0)
-                .map(|u| exact::dot(normals[u], normals[t]))
-                .fold(1.0, f64::min);
-            (-least, t)
-        })
-        .collect();
-    spots.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    for (_, t) in spots {
-        let (c, n) = (centres[t], normals[t]);
-        let thickness = triangles
-            .iter()
-            .enumerate()
-            .filter(|&(u, _)| u != t)
-            .filter_map(|(_, &tri)| ray_hit(c, exact::scale(n, -1.0), tri64(positions, tri)))
-            .fold(f64::INFINITY, f64::min);
-        if thickness > 2.5 {
-            return (t, c, n);
-        }
-    }
-    panic!("the liver has a thick part");
-}
 
 #[test]
 fn the_same_liver_wound_both_ways_gives_the_same_mesh_side() {
@@ -274,7 +201,7 @@ fn press(backend: BackendKind, spot: usize, c: [f64; 3], n: [f64; 3], axis: [f64
 #[test]
 fn penetration_follows_the_tip_pressing_straight_and_at_45_degrees() {
     let (positions, triangles) = liver();
-    let (spot, c, n) = thick_spot(&positions, &triangles);
+    let (spot, c, n) = thick_spot(&positions, &triangles, 2.5);
     println!("spot: triangle {spot}, centre {c:?}, outward normal {n:?}");
     // A tangent direction for the oblique press.
     let helper = if n[0].abs() < 0.9 {

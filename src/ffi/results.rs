@@ -5,6 +5,7 @@ use super::context::TrocarContext;
 use super::pointers::{check_out, destroy, hand_out, live, live_mut, write};
 use super::status::TrocarStatus;
 use crate::error::{Error, ErrorKind, Result};
+use crate::haptic::Contact;
 use crate::query::QueryOutput;
 use crate::query::{Hit, Query};
 use crate::results::Results;
@@ -234,6 +235,45 @@ pub unsafe extern "C" fn trocar_results_feedback(
             write(out_xyz, ptr, "out_xyz")?;
             write(out_vertex_count, fb.len() as u32, "out_vertex_count")
         }
+    })
+}
+
+/// The tool's contact with the organ for one query: one record for the tool side of a force recipe.
+///
+/// The round tool of the query (radius `s`, axis from the entry point to the tip, or to the new tip of a
+/// dynamic query: the tool at the end of the step, whatever the volume kind) measured by the tracker's rule, so
+/// that the simulation thread and a haptic thread agree (docs/contact.md): `penetration` is the tip's depth below
+/// the nearest surface of the whole mesh plus the radius when the tip is inside (not capped), `radius - distance`
+/// while the axis is outside; the force on the tool is `stiffness * penetration` along `-normal`. `segment` is 0.
+/// Empty (`triangle` `TROCAR_NO_TRIANGLE`, every other field 0) when the tool at the end of the step comes within
+/// its radius of no triangle, as when it passes through a cut's hole. Computed from the mesh as the query read
+/// it: read it before updating or cutting the mesh. The first contact read on a mesh builds its haptic view
+/// (adjacency, windings, bounding hierarchy: what `trocar_tracker_create` builds), which the mesh then keeps
+/// current while `results` lives; later reads cost microseconds.
+///
+/// # Safety
+/// - `results`: a live results object, not used by another thread for a query meanwhile.
+/// - `out_contact`: receives the contact; not NULL; written only on success.
+///
+/// # Returns
+/// `TROCAR_OK`; `TROCAR_ERROR_NULL_POINTER`; `TROCAR_ERROR_INVALID_ARGUMENT` (a misaligned or wrong pointer);
+/// `TROCAR_ERROR_OUT_OF_RANGE` (`query_index` past the queries answered); `TROCAR_ERROR_PENDING`;
+/// `TROCAR_ERROR_STALE_HANDLE` (the query's mesh was updated, cut or destroyed since the query, or the context
+/// was destroyed); `TROCAR_ERROR_OUT_OF_MEMORY` (building the haptic view).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn trocar_results_contact(
+    results: *const TrocarResults,
+    query_index: u32,
+    out_contact: *mut Contact,
+) -> TrocarStatus {
+    run(|| {
+        // SAFETY: C caller's contract.
+        let r = unsafe { TrocarResults::get(results) }?;
+        check_out(out_contact, "out_contact")?;
+        r.readable()?;
+        let contact = r.inner.contact(query_index as usize)?;
+        // SAFETY: checked non-NULL.
+        unsafe { write(out_contact, contact.unwrap_or(Contact::NONE), "out_contact") }
     })
 }
 

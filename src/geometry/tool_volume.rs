@@ -44,6 +44,14 @@ pub struct ToolVolume {
 }
 
 impl ToolVolume {
+    /// The tool's axis at the end of the step: entry point to tip (static) or to the new tip (dynamic).
+    pub fn final_axis(&self) -> [Vec3; 2] {
+        match self.shape {
+            SweptShape::Segment(entry, tip) => [entry, tip],
+            SweptShape::Triangle(entry, _, new_tip) => [entry, new_tip],
+        }
+    }
+
     /// The volume of a tool at rest (paper, section 3): `glOrtho(-s,s,-s,s,0,L)` looking from `P0` to `P`.
     pub fn new_static(tool: &Tool, kind: VolumeKind) -> Self {
         let s = tool.radius;

@@ -680,6 +680,48 @@ impl Bounds {
         found.unwrap_or_else(|| (0..triangles.len() as u32).any(|t| near(t, counters)))
     }
 
+    /// The closest triangle to segment `[a, b]` among those within `reach` of it (exactly, on `pos`): the
+    /// mesh's closest when any is that near, `None` when none is. Visits only what lies within `reach`.
+    pub fn closest_to_segment<P: Positions>(
+        &self,
+        pos: &P,
+        triangles: &[[u32; 3]],
+        [a, b]: [Vec3; 2],
+        reach: f32,
+        counters: &mut WalkCounters,
+    ) -> Option<Found> {
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let probe = Probe::Segment(a, b);
+        let closer = |t: u32, best: &mut Option<Found>, counters: &mut WalkCounters| {
+            let found = evaluate(pos, triangles, t, &probe, counters);
+            let d = found.closest.distance;
+            if d < reach && best.as_ref().is_none_or(|b| d < b.closest.distance) {
+                *best = Some(found);
+            }
+        };
+        let searched = self.on_stable_boxes(
+            pos,
+            |grow, counters| {
+                let mut best = None;
+                self.any_near_segment([a, b], reach, grow, |t| {
+                    closer(t, &mut best, counters);
+                    false
+                });
+                best
+            },
+            counters,
+        );
+        searched.unwrap_or_else(|| {
+            let mut best = None;
+            for t in 0..triangles.len() as u32 {
+                closer(t, &mut best, counters);
+            }
+            best
+        })
+    }
+
     /// Whether `near` holds for a live triangle of a node whose boxes (grown by `grow`) come within `reach` of
     /// segment `[a, b]`: the gap between a node's box and the segment's, and for a leaf between its slab and the
     /// segment's extent along the slab's normal, bound the distance from below.

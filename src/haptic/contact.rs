@@ -37,6 +37,9 @@ use super::view::Topology;
 use crate::geometry::closest::point_prepared;
 use glam::Vec3;
 
+/// `TrocarContact.triangle` of an empty contact (`trocar_results_contact` for a tool that touches nothing).
+pub const TROCAR_NO_TRIANGLE: u32 = u32::MAX;
+
 /// One contact between a segment of the tool's axis and a mesh triangle.
 ///
 /// `#[repr(C)]` because the C API copies these out and hands out views of strips (exported as
@@ -65,6 +68,17 @@ pub struct Contact {
 }
 
 impl Contact {
+    /// The empty contact: triangle [`TROCAR_NO_TRIANGLE`], every other field 0.
+    pub const NONE: Contact = Contact {
+        segment: 0,
+        triangle: TROCAR_NO_TRIANGLE,
+        point_on_tool: [0.0; 3],
+        point_on_mesh: [0.0; 3],
+        normal: [0.0; 3],
+        signed_distance: 0.0,
+        penetration: 0.0,
+    };
+
     /// A contact from its two points and signed distance; `inward` is the direction used when the points
     /// coincide (the triangle's inward normal).
     pub(crate) fn new(

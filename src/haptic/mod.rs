@@ -21,6 +21,7 @@ pub mod orientation;
 pub mod pseudo_normal;
 pub mod seeds;
 pub mod strip;
+pub mod tool_contact;
 pub mod tracker;
 pub mod view;
 

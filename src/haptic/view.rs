@@ -296,6 +296,11 @@ impl HapticLink {
         self.0.as_deref()
     }
 
+    /// The view, if one exists: kept current by every change since the last one that found it unused.
+    pub(crate) fn current(&self) -> Option<Arc<HapticView>> {
+        self.0.clone()
+    }
+
     /// True while a view exists (used or not).
     pub fn is_attached(&self) -> bool {
         self.0.is_some()

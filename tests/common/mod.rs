@@ -4,6 +4,7 @@
 pub mod agreement;
 pub mod gl_select;
 pub mod haptic;
+pub mod organs;
 pub mod reference;
 
 use glam::Vec3;

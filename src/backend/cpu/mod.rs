@@ -162,6 +162,7 @@ fn run_query(
     pool: Option<&rayon::ThreadPool>,
 ) {
     let (xs, ys, zs) = mesh.coordinates();
+    out.mesh_version = mesh.version();
     let volume = &q.volume;
     scratch
         .outcodes

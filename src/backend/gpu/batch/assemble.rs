@@ -438,6 +438,7 @@ mod tests {
                 ..Default::default()
             }],
             feedback: vec![[7.0; 3]; 2],
+            mesh_version: 0,
         }
     }
 

@@ -103,6 +103,10 @@ impl GpuScratch {
             p.read_back(hits, candidates);
         }
         self.collect(&f, hits, feedback, outputs, pool)?;
+        for (q, out) in queries.iter().zip(outputs.iter_mut()) {
+            let read = self.versions.iter().find(|(id, _)| *id == q.mesh);
+            out.mesh_version = read.map_or(u64::MAX, |&(_, version)| version);
+        }
         match &mut self.profiler {
             Some(p) => p.collected(self.extra_trips, |mapped| {
                 wait_mapped(&gpu, &f.submission, mapped)
