@@ -3,8 +3,9 @@
  * straight into the top of the SOFA liver, 0.05 cm a step, down to 1 cm below the surface. Each step:
  *   - the simulation side: a static query; every hit pushes its triangle's corners into the organ with a
  *     penalty force, stiffness * hit.penetration along -hit.face_normal, shared by hit.barycentric;
- *   - the haptic side: the tracker's contacts; the force on the tool is stiffness * penetration along
- *     -normal for the deepest one.
+ *   - the tool's side: the query's contact (trocar_results_contact) on the simulation thread, and the
+ *     tracker's contacts on the haptic thread; the force on the tool is stiffness * penetration along -normal
+ *     (the tracker's deepest segment); the two agree.
  * Checked against the pose itself (the tip's depth below the surface, computed here in double precision): the
  * deepest hit's penetration and the tracker's both track depth + radius within 10 % of the radius, with no
  * cap; the summed force on the mesh points into the organ within 15 degrees of the surface normal, and the
@@ -127,7 +128,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     double *force = calloc(3 * (size_t)m.nv, sizeof *force); /* per vertex, on the mesh */
-    printf("depth  hits  depth+r  pierced  deepest  tracker  mesh |F|  angle  tool |F|\n");
+    printf("depth  hits  depth+r  pierced  deepest  tracker  contact  mesh |F|  angle  tool |F|\n");
     for (int step = 1; step <= STEPS; step++) {
         double depth = 0.05 * step;
         V3 entry = add(q, mul(n, 8.0)), tip = sub(q, mul(n, depth));
@@ -163,6 +164,11 @@ int main(int argc, char **argv) {
         double along = -dot(total, n) / len(total);
         double angle = acos(along > 1.0 ? 1.0 : along) * 180.0 / 3.14159265358979323846;
 
+        /* Simulation side, the tool: the query's one contact, by the tracker's rule. */
+        TrocarContact sim;
+        if (!ok(trocar_results_contact(results, 0, &sim), "contact")) break;
+        V3 sim_force = mul(v3f(sim.normal), -STIFFNESS * sim.penetration);
+
         /* Haptic side: the force on the tool from the deepest contact. */
         TrocarContact contacts[SEGMENTS];
         uint32_t written = 0;
@@ -176,10 +182,15 @@ int main(int argc, char **argv) {
         /* The tip's depth: its distance to the nearest surface (the reference rule for a point inside). */
         double want = nearest_surface(&m, tip) + RADIUS;
         double at_axis = pierced ? pierced->penetration : 0.0;
-        printf("%5.2f  %4u  %7.4f  %7.4f  %7.4f  %7.4f  %9.1f  %5.1f  %10.1f\n", depth, count, want, at_axis,
-               deepest, c->penetration, len(total), angle, len(tool_force));
+        printf("%5.2f  %4u  %7.4f  %7.4f  %7.4f  %7.4f  %7.4f  %9.1f  %5.1f  %10.1f\n", depth, count, want, at_axis,
+               deepest, c->penetration, sim.penetration, len(total), angle, len(tool_force));
         expect(pierced && fabs(at_axis - want) <= 0.1 * RADIUS, "pierced hit's penetration", step, at_axis, want);
         expect(fabs(c->penetration - want) <= 0.1 * RADIUS, "tracker penetration", step, c->penetration, want);
+        expect(fabs(sim.penetration - want) <= 0.1 * RADIUS, "query contact penetration", step, sim.penetration, want);
+        expect(fabs(sim.penetration - c->penetration) <= 1e-4, "query contact against the tracker", step,
+               sim.penetration, c->penetration);
+        expect(dot(sim_force, n) > 0.9 * len(sim_force), "query contact's force out of the organ", step,
+               dot(sim_force, n), len(sim_force));
         expect(angle <= 15.0, "mesh force angle from -normal (degrees)", step, angle, 0.0);
         expect(dot(tool_force, n) > 0.0, "tool force along the outward normal", step, dot(tool_force, n), 1.0);
     }

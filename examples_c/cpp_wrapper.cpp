@@ -324,6 +324,11 @@ int main(int argc, char **argv) {
                 c_ok(trocar_query_dynamic(ctx.get(), raw_mesh, &tool, tip.data(), vol, raw_res),
                      "trocar_query_dynamic");
                 check(same_answer(wrapped_answer(res, 0), raw_answer(raw_res, 0)), "dynamic answers differ" + tag);
+                // The tool side: Results::contact is the C call's record.
+                TrocarContact wc = res.contact(), rc{};
+                c_ok(trocar_results_contact(raw_res, 0, &rc), "trocar_results_contact");
+                check(std::memcmp(&wc, &rc, sizeof wc) == 0, "contacts differ" + tag);
+                check((wc.triangle == TROCAR_NO_TRIANGLE) == (wc.penetration <= 0.0f), "empty contact" + tag);
             }
             if (step == 0) {  // default volume argument
                 res.query_static(ctx, mesh, tool_up);
@@ -452,6 +457,12 @@ int main(int argc, char **argv) {
         expect_error(TROCAR_ERROR_OUT_OF_RANGE, "hits of query 7 after a single query", [&] {
             res.query_static(ctx, mesh, good);
             (void)res.hits(7);
+        });
+        expect_error(TROCAR_ERROR_STALE_HANDLE, "contact after the mesh moved", [&] {
+            res.query_static(ctx, mesh, good);
+            (void)res.contact();
+            ctx.update_positions(mesh, 0, pos);
+            (void)res.contact();
         });
         try {
             res.query_static(ctx, mesh, bad_radius);

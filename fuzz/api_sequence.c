@@ -9,7 +9,9 @@
  *   - a results object answers exactly what it answered before unless a call into it succeeded (a refused
  *     query or batch changes nothing); the same for CCD results;
  *   - every hit, tracker contact, strip contact and CCD contact names a live triangle or vertex (an index
- *     below the mesh's count at the time of the call), and an edge-edge contact a real edge.
+ *     below the mesh's count at the time of the call), and an edge-edge contact a real edge; a query's contact
+ *     (trocar_results_contact) is empty or has a positive penetration and a unit normal;
+ *   - trocar_mesh_set_topology replaces positions and triangles (the vertex count changing) all or nothing.
  * The GPU backend is not fuzzed here: on a software adapter it runs a few calls per second. */
 #include <trocar.h>
 
@@ -446,6 +448,30 @@ static void op_set_triangles(Reader *r) {
     memcpy(g_mesh[ref.mesh].tri, tri, sizeof(uint32_t) * 3 * nt);
 }
 
+/* set_topology: new vertices and triangles (the vertex count changing), on live, destroyed and foreign ids. */
+static void op_set_topology(Reader *r) {
+    int c = rd_u8(r) & 1;
+    Ref ref = rd_ref(r, c);
+    uint32_t nv = rd_u8(r) % (MAX_V + 1);
+    float pos[MAX_V * 3];
+    uint32_t tri[MAX_T * 3];
+    rd_positions(r, nv, pos);
+    uint32_t nt = rd_triangles(r, nv, tri);
+    /* now and then an index one past the new vertices */
+    if (nt > 0 && rd_u8(r) >= 240) tri[rd_u8(r) % (3 * nt)] = nv;
+    TrocarStatus s = checked(trocar_mesh_set_topology(g_ctx[c], ref.id, pos, nv, tri, nt), "trocar_mesh_set_topology");
+    if (ref.kind == REF_BAD) CHECK(s != TROCAR_OK, "set_topology on a destroyed or foreign mesh id accepted");
+    if (s != TROCAR_OK || ref.kind != REF_LIVE) return;
+    for (uint32_t i = 0; i < 3 * nt; i++) CHECK(tri[i] < nv, "index %u past %u vertices accepted", tri[i], nv);
+    for (uint32_t i = 0; i < 3 * nv; i++)
+        CHECK(isfinite(pos[i]) && fabsf(pos[i]) <= 1.0e6f, "coordinate %g accepted", pos[i]);
+    Mesh *me = &g_mesh[ref.mesh];
+    me->nv = nv;
+    me->nt = nt;
+    memcpy(me->pos, pos, sizeof(float) * 3 * nv);
+    memcpy(me->tri, tri, sizeof(uint32_t) * 3 * nt);
+}
+
 static void op_mesh_destroy(Reader *r) {
     int c = rd_u8(r) & 1;
     Ref ref = rd_ref(r, c);
@@ -584,6 +610,22 @@ static void op_views(Reader *r) {
     s = checked(trocar_results_feedback(g_res[ri].r, q, b & 4 ? NULL : &f, b & 8 ? NULL : &n),
                 "trocar_results_feedback");
     if (q >= count) CHECK(s != TROCAR_OK, "feedback of query %u of %u accepted", q, count);
+    /* The query's contact: an empty one, or a live triangle with a positive penetration and a unit normal. */
+    TrocarContact ct, untouched;
+    memset(&ct, 0x5a, sizeof ct);
+    untouched = ct;
+    s = checked(trocar_results_contact(g_res[ri].r, q, b & 16 ? NULL : &ct), "trocar_results_contact");
+    if (q >= count) CHECK(s != TROCAR_OK, "contact of query %u of %u accepted", q, count);
+    if (s != TROCAR_OK) {
+        CHECK(memcmp(&ct, &untouched, sizeof ct) == 0, "refused contact wrote its out");
+    } else if (ct.triangle == TROCAR_NO_TRIANGLE) {
+        CHECK(ct.penetration == 0.0f && ct.signed_distance == 0.0f, "empty contact with a penetration");
+    } else {
+        float n2 = ct.normal[0] * ct.normal[0] + ct.normal[1] * ct.normal[1] + ct.normal[2] * ct.normal[2];
+        CHECK(ct.triangle < MAX_T && isfinite(ct.penetration) && ct.penetration > 0.0f,
+              "contact on triangle %u, penetration %g", ct.triangle, ct.penetration);
+        CHECK(fabsf(n2 - 1.0f) < 1e-3f || n2 == 0.0f, "contact normal of squared length %g", n2);
+    }
     int c = rd_u8(r) & 1;
     s = checked(trocar_results_wait(g_ctx[c], g_res[ri].r), "trocar_results_wait");
     if (!(g_res[ri].ctx_alive && g_res[ri].ctx == c)) CHECK(s != TROCAR_OK, "wait with another context accepted");
@@ -808,7 +850,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     reset();
     for (int ops = 0; ops < MAX_OPS && r.n > 0; ops++) {
         int fresh_res = -1, fresh_ccd = -1;
-        switch (rd_u8(&r) % 20) {
+        uint8_t op = rd_u8(&r);
+        /* The last values of the op byte name the calls added after the corpus and regressions were made. */
+        if (op >= 250) {
+            op_set_topology(&r);
+            check_meshes();
+            check_results(-1, -1);
+            continue;
+        }
+        switch (op % 20) {
         case 0: case 1: op_mesh_create(&r); break;
         case 2: op_update_positions(&r); break;
         case 3: op_set_triangles(&r); break;

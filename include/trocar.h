@@ -5,7 +5,9 @@
  *   Create a context (trocar_default_context_def, trocar_context_create), upload meshes
  *   (trocar_mesh_create), then every simulation step move vertices (trocar_mesh_update_positions)
  *   and ask static or dynamic tool queries into a reused TrocarResults (trocar_query_*), and read
- *   the hits and feedback polygons through trocar_results_hits / trocar_results_feedback. A cut that
+ *   the hits and feedback polygons through trocar_results_hits / trocar_results_feedback, and the tool's
+ *   own contact (its penetration and the direction out, by the tracker's rule) through
+ *   trocar_results_contact; docs/contact.md turns both into forces. A cut that
  *   re-triangulates the existing vertices calls trocar_mesh_set_triangles; one that adds (or removes)
  *   vertices calls trocar_mesh_set_topology, which replaces both and keeps the mesh id.
  *   This header follows that order: context, mesh, query, results, tracker, CCD, then statuses and

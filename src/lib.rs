@@ -37,6 +37,9 @@
 //! // The force on the mesh: -stiffness * penetration * face_normal, spread over the corners by barycentric.
 //! assert_eq!(hits[0].face_normal, [0.0, 0.0, 1.0]); // out of the organ, towards the entry point
 //! assert!((hits[0].penetration - 0.1).abs() < 1e-5); // radius minus the tip's height above the plane
+//! // The force on the tool: -stiffness * penetration * normal, by the haptic tracker's rule.
+//! let contact = results.contact(0)?.expect("the tool touches the organ");
+//! assert!((contact.penetration - 0.1).abs() < 1e-5 && contact.normal == [0.0, 0.0, -1.0]);
 //!
 //! // Every simulation step: move the vertices, then ask what the tool touched while its tip moved.
 //! ctx.update_positions(organ, 0, &positions)?;

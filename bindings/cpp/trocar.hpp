@@ -504,6 +504,15 @@ public:
         check(trocar_results_feedback(res_, query_index, &xyz, &n), "trocar_results_feedback");
         return FeedbackView(xyz, n);
     }
+    /// Query `query_index`'s contact for the tool side: the tool at the end of the step measured by the tracker's
+    /// rule (penetration = the tip's depth below the nearest surface + radius when inside; force on the tool along
+    /// -normal); triangle TROCAR_NO_TRIANGLE, penetration 0, when the tool touches nothing. Read it before the
+    /// mesh changes (TROCAR_ERROR_STALE_HANDLE after).
+    TrocarContact contact(std::uint32_t query_index = 0) const {
+        TrocarContact c{};
+        check(trocar_results_contact(res_, query_index, &c), "trocar_results_contact");
+        return c;
+    }
 
 private:
     TrocarResults *live() const {

@@ -137,6 +137,9 @@ namespace Trocar
     [StructLayout(LayoutKind.Sequential)]
     public struct TrocarContact
     {
+        /// <summary>Triangle of an empty contact (TROCAR_NO_TRIANGLE): TrocarResults.Contact of a tool that
+        /// touches nothing.</summary>
+        public const uint NoTriangle = 0xFFFFFFFF;
         public uint Segment;
         public uint Triangle;
         public TrocarVec3 PointOnTool;
@@ -246,6 +249,7 @@ namespace Trocar
         [DllImport(Lib)] public static extern TrocarStatus trocar_results_query_count(TrocarResultsHandle results, out uint count);
         [DllImport(Lib)] public static extern TrocarStatus trocar_results_backend(TrocarResultsHandle results, out TrocarBackend backend);
         [DllImport(Lib)] public static extern TrocarStatus trocar_results_hits(TrocarResultsHandle results, uint queryIndex, out TrocarHit* hits, out uint count);
+        [DllImport(Lib)] public static extern TrocarStatus trocar_results_contact(TrocarResultsHandle results, uint queryIndex, out TrocarContact contact);
         [DllImport(Lib)] public static extern TrocarStatus trocar_results_feedback(TrocarResultsHandle results, uint queryIndex, out float* xyz, out uint vertexCount);
         [DllImport(Lib)] public static extern TrocarStatus trocar_results_wait(TrocarContextHandle ctx, TrocarResultsHandle results);
         [DllImport(Lib)] public static extern TrocarStatus trocar_results_is_pending(TrocarResultsHandle results, out uint pending);
@@ -696,6 +700,17 @@ namespace Trocar
                 Native.Check(Native.trocar_results_is_pending(Handle, out p), "trocar_results_is_pending");
                 return p != 0;
             }
+        }
+
+        /// <summary>The query's contact for the tool side: the tool at the end of the step measured by the tracker's
+        /// rule (penetration = the tip's depth below the nearest surface + radius when inside; the force on the tool
+        /// along -Normal). Triangle == TrocarContact.NoTriangle and Penetration 0 when the tool touches nothing.
+        /// Read it before the mesh changes (ErrorStaleHandle after).</summary>
+        public TrocarContact Contact(uint queryIndex = 0)
+        {
+            TrocarContact c;
+            Native.Check(Native.trocar_results_contact(Handle, queryIndex, out c), "trocar_results_contact");
+            return c;
         }
 
         public TrocarHitView HitsView(uint queryIndex = 0)

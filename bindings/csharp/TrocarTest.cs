@@ -320,6 +320,13 @@ static class TrocarTest
                     Check(contacts.Count == 1, "{0} contacts for one segment", contacts.Count);
                     var ct = contacts.Array[0];
                     Check(Math.Abs(ct.Penetration - (0.25f - ct.SignedDistance)) < 1e-6, "penetration {0}", ct.Penetration);
+                    // The query's contact for the tool side is the one-segment tracker's; empty when apart.
+                    var qc = res.Contact();
+                    if (ct.Penetration > 0)
+                        Check(Math.Abs(qc.Penetration - ct.Penetration) < 1e-5 && qc.Triangle != TrocarContact.NoTriangle,
+                              "tip {0}: query contact {1}, tracker {2}", height, qc.Penetration, ct.Penetration);
+                    else
+                        Check(qc.Triangle == TrocarContact.NoTriangle && qc.Penetration == 0, "tip {0}: contact while apart", height);
                     if (height > 0)
                     {
                         ctx.QueryStatic(mesh, new TrocarTool(entry, tip, 1.5f), TrocarVolume.Capsule, res);

@@ -747,6 +747,13 @@ class TrackerTest(unittest.TestCase):
                 (c,) = tracker.update(tool)
                 want, _ = self.nearest(f32v(entry), f32v(tip))
                 where = "tip %.1f cm above the top" % height
+                # The query's contact for the tool side is the one-segment tracker's (None when apart).
+                q = self.res.contact()
+                if want >= 0.25:
+                    self.assertIsNone(q, where)
+                else:
+                    self.assertAlmostEqual(q.penetration, c.penetration, delta=1e-5, msg=where)
+                    self.assertEqual(q.point_on_tool, c.point_on_tool, where)
                 self.assertEqual(c.segment, 0)
                 if height > 0:
                     self.assertAlmostEqual(c.signed_distance, want, delta=1e-4, msg=where)
@@ -761,6 +768,21 @@ class TrackerTest(unittest.TestCase):
                     d = segment_triangle_distance(f32v(entry), f32v(tip), *self.liver.corners(e.triangle))
                     if e.signed_distance > 0:
                         self.assertAlmostEqual(e.signed_distance, d, delta=1e-4, msg=where)
+
+    def test_query_contact_refusals(self):
+        x, y, z = self.top
+        tool = trocar.Tool((x, y + 8.0, z), (x, y - 0.3, z), 0.25)
+        with self.ctx.results() as res:
+            with self.assertRaises(trocar.TrocarError) as e:
+                res.contact()
+            self.assertEqual(e.exception.status, trocar.ERROR_OUT_OF_RANGE)
+            self.ctx.query_static(self.mesh, tool, res)
+            c = res.contact()
+            self.assertGreater(c.penetration, 0.5)
+            self.ctx.mesh_update_positions(self.mesh, self.liver.rest)
+            with self.assertRaises(trocar.TrocarError) as e:
+                res.contact()
+            self.assertEqual(e.exception.status, trocar.ERROR_STALE_HANDLE)
 
     def test_set_topology_answers_as_a_new_mesh(self):
         """The triangles around the top vertex split at their centroids (vertices appended) under a tracker: the

@@ -61,6 +61,7 @@ CCD_VERTEX_FACE = 0
 CCD_FACE_VERTEX = 1
 CCD_EDGE_EDGE = 2
 CCD_NO_INDEX = 0xFFFFFFFF
+NO_TRIANGLE = 0xFFFFFFFF
 CCD_CULLING_BVH = 0
 CCD_CULLING_GRID = 1
 CCD_CULLING_SORT_AND_SWEEP = 2
@@ -344,6 +345,7 @@ def _declare(lib):
             ctypes.c_uint32,
             [res_p, ctypes.c_uint32, ctypes.POINTER(c_float_p), c_u32_p],
         ),
+        "trocar_results_contact": (ctypes.c_uint32, [res_p, ctypes.c_uint32, ctypes.POINTER(Contact)]),
         "trocar_results_wait": (ctypes.c_uint32, [ctx_p, res_p]),
         "trocar_results_is_pending": (ctypes.c_uint32, [res_p, c_u32_p]),
         "trocar_status_name": (ctypes.c_char_p, [ctypes.c_uint32]),
@@ -790,6 +792,15 @@ class Results(_Handle):
         """A copy of the feedback vertices as a list of (x, y, z)."""
         v = self.feedback_view(query_index)
         return [(v[i], v[i + 1], v[i + 2]) for i in range(0, len(v), 3)]
+
+    def contact(self, query_index=0):
+        """The query's contact for the tool side, a ContactRecord: the tool at the end of the step measured by
+        the tracker's rule (penetration = the tip's depth below the nearest surface + radius when inside; the force
+        on the tool along -normal). None when the tool touches nothing. Read it before the mesh changes (after,
+        TrocarError ERROR_STALE_HANDLE)."""
+        c = Contact()
+        _check(_lib.trocar_results_contact(self._h(), query_index, ctypes.byref(c)), "trocar_results_contact")
+        return None if c.triangle == NO_TRIANGLE else _contact_record(c)
 
 
 class Tracker(_Handle):

@@ -147,6 +147,8 @@ static class UnityPluginTest
 
         s_refResults.Dispose();
         s_ref.Dispose();
+        Check(s_toolSideSteps > 0, "no step had the tool in contact on its own side");
+        Console.WriteLine("{0} steps with a tool side contact", s_toolSideSteps);
         Console.WriteLine("{0} checks, {1} failures", s_checks, s_failures);
         return s_failures == 0 ? 0 : 1;
     }
@@ -350,8 +352,13 @@ static class UnityPluginTest
     {
         public uint Triangle;
         public double[] Point, PointOnTool, Normal;
-        public double Distance, TimeOfImpact;
+        public double Distance, TimeOfImpact, Penetration;
+        public double[] FaceNormal;
     }
+
+    // The tool side the component should report this step (from the same reference query), in world space.
+    static ToolSideContact s_refToolSide;
+    static int s_toolSideSteps;
 
     // The query the component should have made this step, in the organ's local frame (world space while the scale
     // is not uniform), with the tool converted in double precision; answers in world space.
@@ -390,11 +397,25 @@ static class UnityPluginTest
         for (int i = 0; i < hits.Length; i++)
         {
             TrocarHit h = hits[i];
-            var contact = new Contact { Triangle = h.Triangle, Distance = h.Distance * scale, TimeOfImpact = h.TimeOfImpact };
+            var contact = new Contact { Triangle = h.Triangle, Distance = h.Distance * scale, TimeOfImpact = h.TimeOfImpact,
+                                        Penetration = h.Penetration * scale };
+            contact.FaceNormal = world ? D(h.FaceNormal) : Rotate(D(h.FaceNormal));
             contact.Point = world ? D(h.PointOnMesh) : ToWorldPoint(D(h.PointOnMesh));
             contact.PointOnTool = world ? D(h.PointOnTool) : ToWorldPoint(D(h.PointOnTool));
             contact.Normal = world ? D(h.Normal) : Rotate(D(h.Normal));
             list.Add(contact);
+        }
+        TrocarContact tc = s_refResults.Contact();
+        s_refToolSide = new ToolSideContact { Triangle = -1 };
+        if (tc.Triangle != TrocarContact.NoTriangle)
+        {
+            double[] push = world ? D(tc.Normal) : Rotate(D(tc.Normal));
+            s_refToolSide.InContact = true;
+            s_refToolSide.Triangle = (int)tc.Triangle;
+            s_refToolSide.Penetration = (float)(tc.Penetration * scale);
+            s_refToolSide.PushOut = new Vector3((float)-push[0], (float)-push[1], (float)-push[2]);
+            double[] onTool = world ? D(tc.PointOnTool) : ToWorldPoint(D(tc.PointOnTool));
+            s_refToolSide.PointOnTool = new Vector3((float)onTool[0], (float)onTool[1], (float)onTool[2]);
         }
         return list;
     }
@@ -432,13 +453,28 @@ static class UnityPluginTest
                   g.Normal, Show(e.Normal));
             Check(Math.Abs(g.Distance - e.Distance) <= DistanceTol, "{0} tri {1}: distance {2}, expected {3}", label,
                   e.Triangle, g.Distance, e.Distance);
-            Check(Math.Abs(g.Penetration - (Radius - g.Distance)) <= 1e-7, "{0} tri {1}: penetration {2} is not radius - distance",
-                  label, e.Triangle, g.Penetration);
+            Check(Math.Abs(g.Penetration - e.Penetration) <= DistanceTol, "{0} tri {1}: penetration {2}, expected {3}", label,
+                  e.Triangle, g.Penetration, e.Penetration);
+            Check(Dot(D(g.FaceNormal), e.FaceNormal) >= 0.999, "{0} tri {1}: face normal {2}, expected {3}", label, e.Triangle,
+                  g.FaceNormal, Show(e.FaceNormal));
+            Check(Math.Abs(g.Barycentric.x + g.Barycentric.y + g.Barycentric.z - 1) <= 1e-5, "{0} tri {1}: barycentric {2}",
+                  label, e.Triangle, g.Barycentric);
             Check(Math.Abs(g.TimeOfImpact - e.TimeOfImpact) <= 2e-3, "{0} tri {1}: time of impact {2}, expected {3}", label,
                   e.Triangle, g.TimeOfImpact, e.TimeOfImpact);
             Check(g.FeedbackFirst + g.FeedbackCount <= s_tool.FeedbackPoints.Count, "{0} tri {1}: feedback outside the points",
                   label, e.Triangle);
         }
+        // The tool side: the same contact (the tool's penetration is radius + depth once the tip is inside).
+        ToolSideContact t = s_tool.ToolSide, r = s_refToolSide;
+        Check(t.InContact == r.InContact && t.Triangle == r.Triangle, "{0}: tool side on triangle {1}, expected {2}", label,
+              t.Triangle, r.Triangle);
+        Check(Math.Abs(t.Penetration - r.Penetration) <= DistanceTol && Dot(D(t.PushOut), D(r.PushOut)) >= (r.InContact ? 0.999 : 0),
+              "{0}: tool side penetration {1} along {2}, expected {3} along {4}", label, t.Penetration, t.PushOut, r.Penetration,
+              r.PushOut);
+        Check(Distance(D(t.PointOnTool), D(r.PointOnTool)) <= PointTol, "{0}: tool side point {1}, expected {2}", label,
+              t.PointOnTool, r.PointOnTool);
+        Check(!t.InContact || got.Count > 0, "{0}: a tool side contact without a hit", label);
+        if (t.InContact) s_toolSideSteps++;
         foreach (ToolContact g in got)
             if (!expectedTriangles.Contains(g.Triangle))
                 Check(capsule && g.Distance > Radius - Band, "{0}: triangle {1} (distance {2}) not expected", label, g.Triangle,

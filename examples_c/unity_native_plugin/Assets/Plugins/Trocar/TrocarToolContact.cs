@@ -35,12 +35,35 @@ namespace Trocar
         public Vector3 Normal;
         /// <summary>Distance from the tool's axis (or swept axis) to the triangle, in world units.</summary>
         public float Distance;
-        /// <summary>Radius - Distance: how deep the triangle is inside the round tool.</summary>
+        /// <summary>The triangle's outward unit normal (turned to the entry point's side, whatever the winding).</summary>
+        public Vector3 FaceNormal;
+        /// <summary>How far the tool at the end of the step reaches past the triangle's plane along -FaceNormal, in world
+        /// units, not capped at the radius: a penalty force on the triangle is stiffness * Penetration along
+        /// -FaceNormal, spread over its corners by Barycentric (docs/contact.md).</summary>
         public float Penetration;
+        /// <summary>Weights of Point at the triangle's corners 0, 1, 2.</summary>
+        public Vector3 Barycentric;
         /// <summary>Dynamic query: first t in [0, 1] of the step at which the tool touches the triangle; static: 0.</summary>
         public float TimeOfImpact;
         /// <summary>This contact's feedback polygon: FeedbackPoints[FeedbackFirst .. FeedbackFirst + FeedbackCount).</summary>
         public int FeedbackFirst, FeedbackCount;
+    }
+
+    /// <summary>The tool's own contact with the organ, in world space: what pushes the tool back (the force on it is
+    /// stiffness * Penetration along PushOut), measured as trocar's haptic tracker measures it.</summary>
+    public struct ToolSideContact
+    {
+        /// <summary>False when the tool touches nothing (the other fields are then zero).</summary>
+        public bool InContact;
+        /// <summary>Radius + the tip's depth below the nearest surface when the tip is inside; radius - distance when
+        /// the tool's axis is outside. Not capped at the radius.</summary>
+        public float Penetration;
+        /// <summary>Unit direction that pushes the tool out of the organ.</summary>
+        public Vector3 PushOut;
+        /// <summary>The deepest point of the tool's axis (or its closest to the organ) and its nearest point on the organ.</summary>
+        public Vector3 PointOnTool, PointOnOrgan;
+        /// <summary>The organ triangle holding PointOnOrgan (-1 when not in contact).</summary>
+        public int Triangle;
     }
 
     /// <summary>
@@ -104,6 +127,7 @@ namespace Trocar
         readonly List<Vector3> m_vertices = new List<Vector3>();
         float[] m_xyz = new float[0];
         readonly List<ToolContact> m_contacts = new List<ToolContact>();
+        ToolSideContact m_toolSide = NoToolSide;
         readonly List<Vector3> m_feedback = new List<Vector3>();
 
         // The tip of the last step that was queried, in the frame of the uploaded vertices: the start of this step's
@@ -116,6 +140,9 @@ namespace Trocar
 
         /// <summary>The contacts of the last step, in world space (empty after an error).</summary>
         public IReadOnlyList<ToolContact> Contacts { get { return m_contacts; } }
+
+        /// <summary>The tool's contact of the last step, for the force on the tool (not in contact after an error).</summary>
+        public ToolSideContact ToolSide { get { return m_toolSide; } }
 
         /// <summary>The feedback polygons of the last step's contacts, in world space, back to back.</summary>
         public IReadOnlyList<Vector3> FeedbackPoints { get { return m_feedback; } }
@@ -160,6 +187,7 @@ namespace Trocar
         {
             m_contacts.Clear();
             m_feedback.Clear();
+            m_toolSide = NoToolSide;
             m_hasPreviousTip = false;
             try
             {
@@ -200,6 +228,7 @@ namespace Trocar
             m_uploadedMesh = null;
             m_contacts.Clear();
             m_feedback.Clear();
+            m_toolSide = NoToolSide;
         }
 
         void FixedUpdate()
@@ -330,6 +359,7 @@ namespace Trocar
             // A failed query leaves no contacts: stale ones would go on pushing the organ.
             m_contacts.Clear();
             m_feedback.Clear();
+            m_toolSide = NoToolSide;
             if (sweep) m_context.QueryDynamic(m_mesh, tool, V(tipNow), volume, m_results);
             else m_context.QueryStatic(m_mesh, tool, volume, m_results);
             m_previousTip = tipNow;
@@ -346,7 +376,9 @@ namespace Trocar
                 c.PointOnTool = fromFrame.MultiplyPoint3x4(U(h.PointOnTool));
                 c.Normal = fromFrame.MultiplyVector(U(h.Normal)).normalized;
                 c.Distance = h.Distance * scale;
-                c.Penetration = radius - c.Distance;
+                c.FaceNormal = fromFrame.MultiplyVector(U(h.FaceNormal)).normalized;
+                c.Penetration = h.Penetration * scale;
+                c.Barycentric = U(h.Barycentric);
                 c.TimeOfImpact = h.TimeOfImpact;
                 c.FeedbackFirst = m_feedback.Count;
                 c.FeedbackCount = (int)h.FeedbackCount;
@@ -354,7 +386,19 @@ namespace Trocar
                     m_feedback.Add(fromFrame.MultiplyPoint3x4(U(feedback[(int)h.FeedbackFirst + k])));
                 m_contacts.Add(c);
             }
+            TrocarContact tc = m_results.Contact();
+            if (tc.Triangle != TrocarContact.NoTriangle)
+            {
+                m_toolSide.InContact = true;
+                m_toolSide.Penetration = tc.Penetration * scale;
+                m_toolSide.PushOut = -fromFrame.MultiplyVector(U(tc.Normal)).normalized;
+                m_toolSide.PointOnTool = fromFrame.MultiplyPoint3x4(U(tc.PointOnTool));
+                m_toolSide.PointOnOrgan = fromFrame.MultiplyPoint3x4(U(tc.PointOnMesh));
+                m_toolSide.Triangle = (int)tc.Triangle;
+            }
         }
+
+        static readonly ToolSideContact NoToolSide = new ToolSideContact { Triangle = -1 };
 
         void OnDrawGizmos()
         {
@@ -366,7 +410,7 @@ namespace Trocar
                 ToolContact c = m_contacts[i];
                 for (int k = 0; k < c.FeedbackCount; k++)
                     Gizmos.DrawLine(m_feedback[c.FeedbackFirst + k], m_feedback[c.FeedbackFirst + (k + 1) % c.FeedbackCount]);
-                Gizmos.DrawLine(c.Point, c.Point + c.Normal * Math.Max(c.Penetration, radius));
+                Gizmos.DrawLine(c.Point, c.Point - c.FaceNormal * c.Penetration);
             }
         }
 
@@ -394,6 +438,7 @@ namespace Trocar
         {
             m_contacts.Clear();
             m_feedback.Clear();
+            m_toolSide = NoToolSide;
             LastError = message;
             if (message != m_loggedError)
             {
