@@ -5,7 +5,8 @@
 # Mono's mcs and runtime for the C# binding), then cargo fmt/clippy/doc, a check that src/'s modules
 # import each other one way only, the Rust tests on both backends
 # (header check included), the C/C++ examples under ctest (CPU and GPU cases), the Python and C#
-# bindings' tests (bindings/run-tests.sh: Python from a wheel installed where there is no cargo), and
+# bindings' tests (bindings/run-tests.sh: Python from a wheel installed where there is no cargo), the MuJoCo
+# plugin's (integrations/mujoco/run-tests.sh: the pinned mujoco from PyPI, no GPU or display), and
 # smoke runs of the benchmarks (clip-select, GPU, haptic). Needs nothing beside the checkout: the data it
 # reads is in data/. With CI=true, GPU tests that find no adapter fail instead of skipping.
 set -euo pipefail
@@ -71,6 +72,9 @@ ctest --test-dir target/examples_c --output-on-failure
 
 step "bindings: Python (ctypes) and C# (P/Invoke under Mono)"
 bindings/run-tests.sh
+
+step "MuJoCo plugin: built into a wheel, tested in a fresh venv with the pinned mujoco, and from a C host"
+integrations/mujoco/run-tests.sh
 
 step "fuzzing: libFuzzer targets over the C API, about a minute each (docs/fuzzing.md)"; scripts/fuzz.sh 60
 
