@@ -215,6 +215,53 @@ class Sheet(unittest.TestCase):
             previous = ends
 
 
+class Solid(unittest.TestCase):
+    def test_a_3d_flex_is_touched_on_its_surface(self):
+        # A 3-D flex (a 5 x 5 x 3 block of tetrahedra): trocar sees its shell, and its hits equal the C API's there.
+        import trocar
+        import trocar_mujoco
+
+        xml = sheet_scene(stiffness="20", dim=3, extra=[("entry", "port")]).replace(
+            '<edge equality="true"/>', '<contact contype="0" conaffinity="0"/>')
+        model = mujoco.MjModel.from_xml_string(xml)
+        data = mujoco.MjData(model)
+        shell = model.flex_shell.reshape(-1, 3).astype(np.uint32)
+        self.assertEqual(model.flex_dim[0], 3)
+        self.assertLess(shell.max(), model.flex_vertnum[0])
+        ctx = trocar.Context(backend=trocar.BACKEND_CPU)
+        results = ctx.results()
+        port = model.site("port").pos
+        mesh = ctx.mesh_create(data.flexvert_xpos.astype(np.float32), shell)
+        touching, previous_tip = 0, None
+        for i, _ in drive_down(model, data, 0.5, 120, start=0.0703):
+            ctx.mesh_update_positions(mesh, data.flexvert_xpos.astype(np.float32))
+            tip = port_tip(model, data, port)
+            expected = c_api_hits(ctx, results, mesh, port, previous_tip, tip, TOOL_RADIUS + FLEX_RADIUS)
+            self.assertEqual(trocar_mujoco.hits(data), expected, f"step {i}")
+            touching += bool(expected)
+            previous_tip = tip
+        self.assertGreater(touching, 20)
+
+
+def port_tip(model, data, port):
+    """The tip through a fixed port, as the plugin takes it: the capsule's end farther from the port."""
+    lower, upper = capsule_ends(model, data)
+    return upper if np.linalg.norm(upper - port) >= np.linalg.norm(lower - port) else lower
+
+
+def c_api_hits(ctx, results, mesh, port, previous_tip, tip, radius):
+    """The C API's hits for the plugin's query through a fixed port: static at the first step or when the tip did
+    not move (in floats), else dynamic from the previous tip."""
+    import trocar
+
+    tool = trocar.Tool(port, previous_tip if previous_tip is not None else tip, radius)
+    if previous_tip is None or np.array_equal(np.float32(previous_tip), np.float32(tip)):
+        ctx.query_static(mesh, tool, results)
+    else:
+        ctx.query_dynamic(mesh, tool, tip, results)
+    return [h.triangle for h in results.hits()]
+
+
 def capsule_ends(model, data, geom=0):
     """The capsule's -z and +z ends, as the plugin reads them."""
     g = model.geom("tool").id if geom == 0 else geom
@@ -288,21 +335,15 @@ class Liver(unittest.TestCase):
         touching = 0
         for model, data, i in self.run_liver(200):
             g = model.geom("tool").id
-            lower, upper = capsule_ends(model, data, g)
             port = data.site("port").xpos
-            tip = upper if np.linalg.norm(upper - port) >= np.linalg.norm(lower - port) else lower
+            tip = port_tip(model, data, port)
             positions = data.flexvert_xpos.astype(np.float32)
             if mesh is None:
                 mesh = ctx.mesh_create(positions, model.flex_elem.astype(np.uint32))
             else:
                 ctx.mesh_update_positions(mesh, positions)
-            tool = trocar.Tool(port, previous_tip if previous_tip is not None else tip,
-                               model.geom_size[g][0] + model.flex_radius[0])
-            if previous_tip is None or np.array_equal(np.float32(previous_tip), np.float32(tip)):
-                ctx.query_static(mesh, tool, results)
-            else:
-                ctx.query_dynamic(mesh, tool, tip, results)
-            expected = [h.triangle for h in results.hits()]
+            radius = model.geom_size[g][0] + model.flex_radius[0]
+            expected = c_api_hits(ctx, results, mesh, port, previous_tip, tip, radius)
             self.assertEqual(trocar_mujoco.hits(data), expected, f"step {i}")
             self.assertEqual(data.sensordata[0], len(expected))
             touching += bool(expected)
