@@ -7,6 +7,11 @@
 #   PREFIX/include/trocar.h (and trocar.hpp when the C++ binding exists)
 #   PREFIX/lib/cmake/trocar/trocarConfig.cmake, trocarConfigVersion.cmake  -> trocar::trocar, trocar::trocar_static
 #   PREFIX/lib/pkgconfig/trocar.pc (shared), trocar-static.pc (libtrocar.a and the system libraries it needs)
+#   PREFIX/lib/mujoco_plugin/libtrocar_mujoco.so, PREFIX/include/trocar_mujoco.h   the MuJoCo plugin
+#     trocar.contact (docs/mujoco.md), when a MuJoCo is found: MUJOCO_DIR (a MuJoCo release: include/ and
+#     lib/libmujoco.so.X.Y.Z), else the Python package `mujoco` of $TROCAR_MUJOCO_PYTHON (default python3).
+#     Built for that exact MuJoCo version, which lib/mujoco_plugin/BUILT_AGAINST names. TROCAR_MUJOCO=off skips
+#     it, =on fails when no MuJoCo is found (default: skipped with a message).
 # Usage: scripts/install.sh PREFIX   (builds the release library first; honours CARGO_TARGET_DIR and
 # CARGO_BUILD_TARGET)
 set -euo pipefail
@@ -153,3 +158,37 @@ Libs: \${libdir}/libtrocar.a $static_libs
 Cflags: -I\${includedir}
 PC
 say "installed trocar $version into $prefix (soname $soname)"
+
+# The MuJoCo plugin, against the MuJoCo found (its headers and exact library), with libtrocar.a linked in.
+mujoco_mode="${TROCAR_MUJOCO:-auto}"
+[ "$mujoco_mode" = off ] && exit 0
+step="finding MuJoCo for the plugin"
+mujoco_args=()
+if [ -n "${MUJOCO_DIR:-}" ]; then
+    shopt -s nullglob
+    mujoco_libs=("$MUJOCO_DIR"/lib/libmujoco.so.*.*.*)
+    shopt -u nullglob
+    [ "${#mujoco_libs[@]}" = 1 ] || fail "MUJOCO_DIR=$MUJOCO_DIR holds no single lib/libmujoco.so.X.Y.Z"
+    mujoco_args=(-DMUJOCO_INCLUDE_DIR="$MUJOCO_DIR/include" -DMUJOCO_LIBRARY="${mujoco_libs[0]}")
+else
+    mujoco_python="${TROCAR_MUJOCO_PYTHON:-python3}"
+    if ! "$mujoco_python" integrations/mujoco/cmake/find_mujoco.py >/dev/null 2>&1; then
+        [ "$mujoco_mode" = on ] && fail "TROCAR_MUJOCO=on but no MuJoCo: set MUJOCO_DIR, or TROCAR_MUJOCO_PYTHON to a Python with mujoco"
+        say "no MuJoCo found (MUJOCO_DIR unset, no 'mujoco' for $mujoco_python): the MuJoCo plugin is not installed"
+        exit 0
+    fi
+    mujoco_args=(-DPython3_EXECUTABLE="$(command -v "$mujoco_python")")
+fi
+step="building the MuJoCo plugin (integrations/mujoco, CMake)"
+plugin_build="$target_dir/mujoco-plugin-install"
+cmake -S integrations/mujoco -B "$plugin_build" -DCMAKE_BUILD_TYPE=Release "${mujoco_args[@]}" \
+    -DTROCAR_STATIC_LIBRARY="$out/libtrocar.a" -DCMAKE_INSTALL_PREFIX="$prefix" >"$plugin_build.log" 2>&1 ||
+    { cat "$plugin_build.log" >&2; fail "configuring the MuJoCo plugin failed"; }
+cmake --build "$plugin_build" -j 2 >>"$plugin_build.log" 2>&1 ||
+    { cat "$plugin_build.log" >&2; fail "building the MuJoCo plugin failed"; }
+cmake --install "$plugin_build" --strip >>"$plugin_build.log" 2>&1 ||
+    { cat "$plugin_build.log" >&2; fail "installing the MuJoCo plugin failed"; }
+built="$(sed -n 's/.*trocar_mujoco: MuJoCo \([0-9.]*\) (\(.*\))$/\1 (\2)/p' "$plugin_build.log" | head -n 1)"
+printf 'libtrocar_mujoco.so was built against MuJoCo %s and loads only into that version.\n' "$built" \
+    >"$lib/mujoco_plugin/BUILT_AGAINST"
+say "installed the MuJoCo plugin $lib/mujoco_plugin/libtrocar_mujoco.so, built against MuJoCo $built"

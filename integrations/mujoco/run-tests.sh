@@ -3,7 +3,8 @@
 # (`pip wheel ./integrations/mujoco`: CMake through scikit-build-core, trocar with cargo, against the pinned
 # MuJoCo's headers and library from PyPI), installs it with the pinned `mujoco` and trocar's own Python wheel
 # into a fresh virtual environment whose PATH has no cargo, and runs tests/test_plugin.py there; then builds the
-# C host (tests/host.c) against the same MuJoCo and runs it on the installed library.
+# C host (tests/host.c) against the same MuJoCo and runs it on the installed library, and on the one
+# scripts/install.sh lays out.
 # Expects the trocar wheel in target/bindings/wheel (bindings/run-tests.sh builds it) and the repository's data/.
 # No GPU and no display needed. Exits non-zero on any failure.
 set -euo pipefail
@@ -54,5 +55,11 @@ cmake -S integrations/mujoco -B "$out/host" -DCMAKE_BUILD_TYPE=Release -DTROCAR_
     -DPython3_EXECUTABLE="$out/venv/bin/python" -DTROCAR_STATIC_LIBRARY="$target_abs/release/libtrocar.a" >/dev/null
 cmake --build "$out/host" --target mujoco_host -j 2 >/dev/null
 (cd "$out" && "$out/host/mujoco_host" "$plugin")
+
+echo "--- mujoco: the same plugin from scripts/install.sh, for CMake users"
+TROCAR_MUJOCO=on TROCAR_MUJOCO_PYTHON="$out/venv/bin/python" CARGO_TARGET_DIR="$target_abs" \
+    scripts/install.sh "$out/prefix" | tail -n 1
+cat "$out/prefix/lib/mujoco_plugin/BUILT_AGAINST"
+(cd "$out" && "$out/host/mujoco_host" "$out/prefix/lib/mujoco_plugin/libtrocar_mujoco.so")
 
 echo "--- mujoco: all passed"
