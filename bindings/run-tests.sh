@@ -63,18 +63,8 @@ if [ "${#wheel[@]}" != 1 ]; then
     exit 1
 fi
 echo "wheel: ${wheel[0]#"$PWD/"}"
-# The PATH of a machine without Rust: every folder holding cargo or rustc taken out.
-no_rust_path=""
-IFS=: read -r -a path_dirs <<<"$PATH"
-for d in "${path_dirs[@]}"; do
-    if [ -n "$d" ] && [ ! -e "$d/cargo" ] && [ ! -e "$d/rustc" ]; then
-        no_rust_path="${no_rust_path:+$no_rust_path:}$d"
-    fi
-done
-if PATH="$no_rust_path" command -v cargo >/dev/null || PATH="$no_rust_path" command -v rustc >/dev/null; then
-    echo "error: cargo or rustc is still on the PATH meant to have no Rust ($no_rust_path)" >&2
-    exit 1
-fi
+# The PATH of a machine without Rust (no_rust_path).
+source scripts/no-rust-path.sh
 venv="$PWD/$out/venv"
 rm -rf "$venv"
 python3 -m venv "$venv" || { echo "error: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; exit 1; }

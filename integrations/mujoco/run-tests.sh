@@ -30,14 +30,8 @@ CARGO_TARGET_DIR="$target_abs" "$out/build-venv/bin/pip" wheel --quiet --no-deps
 wheel=("$out"/wheel/trocar_mujoco-*.whl)
 echo "wheel: ${wheel[0]#"$PWD/"}"
 
-# The PATH of a machine without Rust: every folder holding cargo or rustc taken out.
-no_rust_path=""
-IFS=: read -r -a path_dirs <<<"$PATH"
-for d in "${path_dirs[@]}"; do
-    if [ -n "$d" ] && [ ! -e "$d/cargo" ] && [ ! -e "$d/rustc" ]; then
-        no_rust_path="${no_rust_path:+$no_rust_path:}$d"
-    fi
-done
+# The PATH of a machine without Rust (no_rust_path).
+source scripts/no-rust-path.sh
 
 echo "--- mujoco: installed with the pinned mujoco into a fresh virtual environment, no Rust on PATH"
 python3 -m venv "$out/venv"

@@ -182,6 +182,7 @@ class Sheet(unittest.TestCase):
     def test_a_free_tool_swept_sideways_and_turning_misses_nothing(self):
         # Both ends move (no port): every triangle a fine-grained replay of the motion touches must be reported.
         import trocar
+        import trocar_mujoco
 
         model = mujoco.MjModel.from_xml_string(sheet_scene(stiffness="0", tool_length=0.06))
         data = mujoco.MjData(model)
@@ -194,8 +195,6 @@ class Sheet(unittest.TestCase):
             data.mocap_pos[0] = [0.1 * np.cos(angle) - 0.05, 0.08 * np.sin(1.3 * angle), 0.004 - 0.0002 * i]
             data.mocap_quat[0] = [np.cos(angle), np.sin(angle) * 0.6, np.sin(angle) * 0.8, 0]
             mujoco.mj_step(model, data)
-            import trocar_mujoco
-
             reported = set(trocar_mujoco.hits(data))
             ends = capsule_ends(model, data)
             positions = data.flexvert_xpos.astype(np.float32)
