@@ -85,10 +85,13 @@ int tm_hits_reserve(tm_hits* hits, int count) {
   return 0;
 }
 
-static tm_hit from_trocar(const TrocarHit* h, double grown) {
+/* One trocar hit of a query grown by `grown`, measured for the true tool of radius `radius`: its plane
+ * penetration, capped by the tool's overlap with the triangle itself, radius - distance. The cap matters where
+ * the surface curves: a triangle the tool only grazes can have a plane that the tip is far past. */
+static tm_hit from_trocar(const TrocarHit* h, double radius, double grown) {
   tm_hit out;
   out.triangle = h->triangle;
-  out.penetration = (float)fmax(0.0, h->penetration - grown);
+  out.penetration = (float)fmax(0.0, fmin(h->penetration - grown, radius - h->distance));
   memcpy(out.face_normal, h->face_normal, sizeof out.face_normal);
   memcpy(out.barycentric, h->barycentric, sizeof out.barycentric);
   memcpy(out.point_on_mesh, h->point_on_mesh, sizeof out.point_on_mesh);
@@ -97,7 +100,8 @@ static tm_hit from_trocar(const TrocarHit* h, double grown) {
 }
 
 /* Merges query `q`'s hits (sorted by triangle) into `out` (sorted), keeping the deeper of two records. */
-static TrocarStatus merge(const TrocarResults* results, uint32_t q, double grown, tm_hits* out) {
+static TrocarStatus merge(const TrocarResults* results, uint32_t q, double radius, double grown,
+                          tm_hits* out) {
   const TrocarHit* hits = NULL;
   uint32_t count = 0;
   TrocarStatus status = trocar_results_hits(results, q, &hits, &count);
@@ -109,12 +113,12 @@ static TrocarStatus merge(const TrocarResults* results, uint32_t q, double grown
     if (i >= 0 && out->items[i].triangle > hits[j].triangle) {
       out->items[w--] = out->items[i--];
     } else if (i >= 0 && out->items[i].triangle == hits[j].triangle) {
-      tm_hit candidate = from_trocar(&hits[j--], grown);
+      tm_hit candidate = from_trocar(&hits[j--], radius, grown);
       tm_hit kept = candidate.penetration > out->items[i].penetration ? candidate : out->items[i];
       i--;
       out->items[w--] = kept;
     } else {
-      out->items[w--] = from_trocar(&hits[j--], grown);
+      out->items[w--] = from_trocar(&hits[j--], radius, grown);
     }
   }
   /* Duplicates left holes at the front: close them. */
@@ -135,7 +139,7 @@ TrocarStatus tm_tool_sweep(const TrocarContext* ctx, TrocarMeshId mesh, TrocarRe
   double grown;
   int n = step_queries(mesh, start, end, radius, fixed_port, queries, &grown);
   TrocarStatus status = trocar_query_batch(ctx, queries, (uint32_t)n, results);
-  for (int q = 0; status == TROCAR_OK && q < n; q++) status = merge(results, (uint32_t)q, grown, out);
+  for (int q = 0; status == TROCAR_OK && q < n; q++) status = merge(results, (uint32_t)q, radius, grown, out);
   if (status != TROCAR_OK) out->count = 0;
   return status;
 }

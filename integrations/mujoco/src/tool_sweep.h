@@ -17,7 +17,7 @@ typedef struct tm_pose {
 } tm_pose;
 
 /* One triangle the tool touched during the step, with what a penalty force needs (trocar's TrocarHit fields;
- * the penetration is the true capsule's at the end of the step). */
+ * the penetration is the true capsule's at the end of the step, capped by its overlap with the triangle). */
 typedef struct tm_hit {
   uint32_t triangle;
   float penetration;
