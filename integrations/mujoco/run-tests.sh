@@ -2,9 +2,10 @@
 # Tests the MuJoCo plugin trocar.contact (docs/mujoco.md) as a user gets it: builds the package into a wheel
 # (`pip wheel ./integrations/mujoco`: CMake through scikit-build-core, trocar with cargo, against the pinned
 # MuJoCo's headers and library from PyPI), installs it with the pinned `mujoco` and trocar's own Python wheel
-# into a fresh virtual environment whose PATH has no cargo, and runs tests/test_plugin.py there; then builds the
-# C host (tests/host.c) against the same MuJoCo and runs it on the installed library, and on the one
-# scripts/install.sh lays out.
+# into a fresh virtual environment whose PATH has no cargo, and runs tests/test_plugin.py there (the demo
+# examples/press_liver.py included, rendered headless with OSMesa to target/mujoco/press_liver.png); then
+# builds the C host (tests/host.c) against the same MuJoCo and runs it on the installed library, and on the
+# one scripts/install.sh lays out.
 # Expects the trocar wheel in target/bindings/wheel (bindings/run-tests.sh builds it) and the repository's data/.
 # No GPU and no display needed. Exits non-zero on any failure.
 set -euo pipefail
@@ -35,8 +36,9 @@ source scripts/no-rust-path.sh
 
 echo "--- mujoco: installed with the pinned mujoco into a fresh virtual environment, no Rust on PATH"
 python3 -m venv "$out/venv"
-PATH="$no_rust_path" "$out/venv/bin/pip" install --quiet --only-binary :all: "${wheel[0]}" "${trocar_wheel[0]}" ||
-    { echo "error: pip install of ${wheel[0]} with its pinned mujoco failed" >&2; exit 1; }
+# Pillow: the demo's test saves its picture (examples/press_liver.py).
+PATH="$no_rust_path" "$out/venv/bin/pip" install --quiet --only-binary :all: "${wheel[0]}" "${trocar_wheel[0]}" \
+    pillow==13.0.0 || { echo "error: pip install of ${wheel[0]} with its pinned mujoco failed" >&2; exit 1; }
 "$out/venv/bin/python" -c 'import mujoco; print("MuJoCo", mujoco.__version__)'
 repo="$PWD"
 (cd "$out" && env -u TROCAR_LIBRARY PATH="$no_rust_path" MUJOCO_GL=osmesa TROCAR_DATA="$data_abs" \

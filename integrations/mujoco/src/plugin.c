@@ -261,12 +261,12 @@ static void tm_copy(mjData* dest, const mjModel* m, const mjData* src, int insta
   to->hits.count = from->hits.count;
 }
 
-/* The touched triangles, drawn just off the flex's surface on the tool's side. */
+/* The touched triangles in green, drawn just off the flex's surface on the tool's side. */
 static void tm_visualize(const mjModel* m, mjData* d, const mjvOption* opt, mjvScene* scn, int instance) {
   (void)opt;
   tm_instance* t = instance_of(d, instance);
   if (!t) return;
-  const float rgba[4] = {1.0f, 0.15f, 0.1f, 1.0f};
+  const float rgba[4] = {0.25f, 0.95f, 0.35f, 1.0f};
   double lift = m->flex_radius[t->config.flex] + 1e-4;
   for (int i = 0; i < t->hits.count && scn->ngeom < scn->maxgeom; i++) {
     const tm_hit* h = &t->hits.items[i];
