@@ -68,6 +68,7 @@ pub(crate) mod ffi;
 pub(crate) mod geometry;
 pub(crate) mod haptic;
 pub(crate) mod mesh;
+pub(crate) mod mesh_blocks;
 pub(crate) mod mesh_id;
 pub(crate) mod mesh_motion;
 pub(crate) mod mesh_store;

@@ -7,6 +7,7 @@
 use crate::error::{Error, Result};
 use crate::geometry::{MAX_COORDINATE, in_range};
 use crate::haptic::view::{Columns, HapticLink, HapticView, Interleaved};
+use crate::mesh_blocks::Blocks;
 use crate::mesh_motion::{Motion, MotionSlice};
 use glam::Vec3;
 use multiversion::multiversion;
@@ -21,6 +22,8 @@ pub struct Mesh {
     ys: Vec<f32>,
     zs: Vec<f32>,
     triangles: Vec<[u32; 3]>,
+    /// The triangles in spatially coherent blocks with boxes that follow the positions (query culling).
+    blocks: Blocks,
     /// Where the vertices were when the current step began (continuous collision detection).
     motion: Motion,
     /// Bumped by every accepted change, so an in-flight GPU batch can tell whether the mesh moved under it.
@@ -45,6 +48,7 @@ impl Mesh {
             mesh.zs.push(p[2]);
         }
         mesh.triangles.extend_from_slice(triangles);
+        mesh.blocks = Blocks::new([&mesh.xs, &mesh.ys, &mesh.zs], triangles)?;
         mesh.motion = Motion::new(positions.len())?;
         Ok(mesh)
     }
@@ -62,6 +66,11 @@ impl Mesh {
     /// The triangles as vertex index triples.
     pub fn triangles(&self) -> &[[u32; 3]] {
         &self.triangles
+    }
+
+    /// The triangles' blocks and their boxes.
+    pub fn blocks(&self) -> &Blocks {
+        &self.blocks
     }
 
     /// The x, y and z coordinate arrays.
@@ -146,7 +155,9 @@ impl Mesh {
         parallel: bool,
     ) -> Result<()> {
         check_positions_in(parallel, positions, range.start)?;
-        let mirrored = self.haptic.in_use().is_some();
+        let whole = range == (0..self.vertex_count());
+        // The moves bound how far the blocks' boxes (after a whole update) and the mirror may be behind.
+        let measured = (self.haptic.in_use().is_some(), whole);
         self.motion.begin_update();
         // An update of every vertex on a fresh step: the current arrays become the step's start positions.
         let exchanged = range == (0..self.vertex_count())
@@ -160,9 +171,9 @@ impl Mesh {
         ];
         let motion = self.motion.slice(range.clone());
         let chunk = |((((src, xs), ys), zs), motion)| {
-            update_chunk(src, [xs, ys, zs], motion, exchanged, mirrored)
+            update_chunk(src, [xs, ys, zs], motion, exchanged, measured)
         };
-        let largest_move = if parallel {
+        let moves = if parallel {
             positions
                 .par_chunks(UPDATE_CHUNK)
                 .zip(xs.par_chunks_mut(UPDATE_CHUNK))
@@ -170,7 +181,7 @@ impl Mesh {
                 .zip(zs.par_chunks_mut(UPDATE_CHUNK))
                 .zip(motion.par_chunks(UPDATE_CHUNK))
                 .map(chunk)
-                .reduce(|| 0.0f64, f64::max)
+                .reduce(Moves::default, Moves::max)
         } else {
             positions
                 .chunks(UPDATE_CHUNK)
@@ -179,12 +190,20 @@ impl Mesh {
                 .zip(zs.chunks_mut(UPDATE_CHUNK))
                 .zip(motion.chunks(UPDATE_CHUNK))
                 .map(chunk)
-                .fold(0.0f64, f64::max)
+                .fold(Moves::default(), Moves::max)
         };
+        if whole {
+            // Boxes recomputed read the caller's interleaved input, one cache line a vertex.
+            let moved = f64::from(moves.axis);
+            self.blocks.moved(moved, &Interleaved(positions), parallel);
+        } else {
+            let columns = Columns([&self.xs, &self.ys, &self.zs]);
+            self.blocks.refresh(range.clone(), &columns);
+        }
         if let Some(view) = self.haptic.in_use() {
             let topology = view.topology();
             let mirror = &topology.mirror;
-            mirror.write_moved(range.start, positions, largest_move.sqrt(), parallel);
+            mirror.write_moved(range.start, positions, moves.square.sqrt(), parallel);
             // A whole write refits from the caller's interleaved positions: one cache line a vertex.
             let travel = mirror.travel();
             if range.len() == self.xs.len() {
@@ -206,6 +225,7 @@ impl Mesh {
         reserve(&mut fresh, triangles.len(), "triangles")?;
         fresh.extend_from_slice(triangles);
         // Built before anything changes, so running out of memory here leaves the mesh as it was.
+        let blocks = Blocks::new([&self.xs, &self.ys, &self.zs], triangles)?;
         let topology = match self.haptic.in_use() {
             Some(view) => {
                 Some(view.next_topology(triangles, &Columns([&self.xs, &self.ys, &self.zs]))?)
@@ -213,6 +233,7 @@ impl Mesh {
             None => None,
         };
         self.triangles = fresh;
+        self.blocks = blocks;
         if let (Some(view), Some(topology)) = (self.haptic.in_use(), topology) {
             view.publish(topology);
         }
@@ -244,11 +265,13 @@ impl Mesh {
             ys,
             zs,
             triangles,
+            blocks,
             motion,
             ..
         } = fresh;
         (self.xs, self.ys, self.zs) = (xs, ys, zs);
         self.triangles = triangles;
+        self.blocks = blocks;
         self.motion = motion;
         if let (Some(view), Some(topology)) = (self.haptic.in_use(), topology) {
             view.publish(topology);
@@ -289,15 +312,33 @@ pub(crate) const PARALLEL_MIN_VERTICES: usize = 65_536;
 /// Coordinates validated per parallel work item.
 const VALIDATE_CHUNK: usize = 3 * 16 * UPDATE_CHUNK;
 
+/// What an update chunk measured: its largest squared move (when a haptic mirror needs it) and its largest
+/// move along one axis (when the blocks' slack needs it).
+#[derive(Clone, Copy, Default)]
+struct Moves {
+    square: f64,
+    axis: f32,
+}
+
+impl Moves {
+    fn max(self, other: Self) -> Self {
+        Self {
+            square: self.square.max(other.square),
+            axis: self.axis.max(other.axis),
+        }
+    }
+}
+
 /// One chunk of an update: saves its start-of-step positions (or, after an exchange, reads them from
-/// `motion`), measures its largest squared move when `mirrored`, and writes `src` into `dst`.
+/// `motion`), measures its moves (the squared one when `mirrored`, the one along an axis when `whole`), and
+/// writes `src` into `dst`.
 fn update_chunk(
     src: &[[f32; 3]],
     dst: [&mut [f32]; 3],
     mut motion: MotionSlice<'_>,
     exchanged: bool,
-    mirrored: bool,
-) -> f64 {
+    (mirrored, whole): (bool, bool),
+) -> Moves {
     let [xs, ys, zs] = dst;
     let old = if exchanged {
         motion.starts()
@@ -306,13 +347,20 @@ fn update_chunk(
         motion.save(old);
         old
     };
-    let largest = if mirrored {
-        largest_square_move(src, old)
-    } else {
-        0.0
+    let moves = Moves {
+        square: if mirrored {
+            largest_square_move(src, old)
+        } else {
+            0.0
+        },
+        axis: if whole {
+            largest_axis_move(src, old)
+        } else {
+            0.0
+        },
     };
     scatter(src, [xs, ys, zs]);
-    largest
+    moves
 }
 
 /// [`check_positions`], its fast pass split over the current rayon pool when `parallel`.
@@ -373,6 +421,21 @@ fn largest_square_move(src: &[[f32; 3]], old: [&[f32]; 3]) -> f64 {
                 f64::from(p[2]) - f64::from(z),
             ];
             largest.max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+        })
+}
+
+/// The largest difference, along any axis, between a new position in `src` and the old one in `old` (as f32
+/// rounds it, which is at most a relative 2^-24 short).
+#[multiversion(targets("x86_64+avx2", "aarch64+neon"))]
+fn largest_axis_move(src: &[[f32; 3]], old: [&[f32]; 3]) -> f32 {
+    let [xs, ys, zs] = old;
+    src.iter()
+        .zip(xs)
+        .zip(ys)
+        .zip(zs)
+        .fold(0.0f32, |largest, (((p, &x), &y), &z)| {
+            let d = (p[0] - x).abs().max((p[1] - y).abs()).max((p[2] - z).abs());
+            largest.max(d)
         })
 }
 

@@ -108,6 +108,18 @@ impl ClipVolume {
         }
     }
 
+    /// True when the box `lo ..= hi` lies wholly beyond one plane of the volume, so that every point in it
+    /// gets that plane's outcode bit. It evaluates [`ClipVolume::outcode`]'s products and sums at the box's
+    /// corner nearest the plane: each rounded step is monotone, so no point of the box can round past it.
+    #[inline]
+    pub fn rejects_box(&self, lo: Vec3, hi: Vec3) -> bool {
+        self.slabs().iter().any(|s| {
+            let up = s.normal.cmpge(Vec3::ZERO);
+            let (low, high) = (Vec3::select(up, lo, hi), Vec3::select(up, hi, lo));
+            s.normal.dot(high) < s.lo || s.normal.dot(low) > s.hi
+        })
+    }
+
     /// True when `p` lies inside (boundary included).
     pub fn contains(&self, p: Vec3) -> bool {
         self.outcode(p) == 0

@@ -1,10 +1,11 @@
 //! The CPU backend: the GL geometry pipeline's clip-select, as two data-parallel passes.
 //!
-//! Pass 1 gives every vertex its outcode against the volume (streaming, vectorized over the x/y/z arrays).
-//! Pass 2 walks the triangles: AND of outcodes rejects most of them for the price of three byte loads; the
-//! few survivors are clipped (Sutherland–Hodgman) and, for the round tool, tested exactly. Large meshes split
-//! both passes over a persistent thread pool; small ones stay on the calling thread, where spawning work would
-//! cost more than the whole query.
+//! The mesh's blocks (`mesh_blocks`) come first: a block whose box lies beyond one plane of the volume holds
+//! only triangles GL's trivial reject would drop, and is skipped whole. In the blocks left, each triangle's
+//! corners get their outcodes, the AND of the three rejects most triangles, and the few survivors are clipped
+//! (Sutherland–Hodgman) and, for the round tool, tested exactly. Large meshes split the blocks over a
+//! persistent thread pool; small ones stay on the calling thread, where spawning work would cost more than the
+//! whole query.
 
 mod select;
 
@@ -20,16 +21,15 @@ use rayon::prelude::*;
 /// Meshes with fewer triangles than this are answered on the calling thread: below it the fork-join and the
 /// merge cost more than a second thread saves (docs/tuning.md).
 pub const PARALLEL_MIN_TRIANGLES: usize = 131_072;
-/// Triangles per parallel work item.
-const TRIANGLE_CHUNK: usize = 32_768;
-/// Vertices per parallel work item of the outcode pass.
-const VERTEX_CHUNK: usize = 65_536;
+/// Blocks per parallel work item.
+const BLOCK_CHUNK: usize = 512;
 
 /// Buffers reused across runs.
 #[derive(Debug, Default)]
 pub struct CpuScratch {
-    outcodes: Vec<u8>,
     chunks: Vec<QueryOutput>,
+    /// Feedback polygons while the hits are put in triangle order.
+    spare: Vec<[f32; 3]>,
     /// One scratch per query when a batch of small queries runs in parallel.
     per_query: Vec<CpuScratch>,
     /// The batch's distinct mesh slots, in the order their locks are taken.
@@ -153,7 +153,7 @@ impl CpuBackend {
     }
 }
 
-/// One query against one mesh, split over `pool` when the mesh is large.
+/// One query against one mesh, its blocks split over `pool` when the mesh is large.
 fn run_query(
     mesh: &Mesh,
     q: &PreparedQuery,
@@ -161,66 +161,30 @@ fn run_query(
     scratch: &mut CpuScratch,
     pool: Option<&rayon::ThreadPool>,
 ) {
-    let (xs, ys, zs) = mesh.coordinates();
     out.mesh_version = mesh.version();
-    let volume = &q.volume;
-    scratch
-        .outcodes
-        .resize(select::outcode_buffer_len(mesh.vertex_count()), 0);
-    let outcodes = &mut scratch.outcodes[..mesh.vertex_count()];
-    let triangles = mesh.triangles();
-    let pool = pool.filter(|_| triangles.len() >= PARALLEL_MIN_TRIANGLES);
+    let (volume, blocks) = (&q.volume, mesh.blocks().len());
+    let pool = pool.filter(|_| mesh.triangle_count() >= PARALLEL_MIN_TRIANGLES);
     let Some(pool) = pool else {
-        volume.clip.outcodes(xs, ys, zs, outcodes);
-        select::select_range(
-            mesh,
-            triangles,
-            0,
-            &scratch.outcodes,
-            volume,
-            q.hits_only,
-            out,
-        );
+        select::select_blocks(mesh, 0..blocks, volume, q.hits_only, out);
+        select::sort_by_triangle(out, &mut scratch.spare);
         return;
     };
-
-    pool.install(|| {
-        outcodes
-            .par_chunks_mut(VERTEX_CHUNK)
-            .enumerate()
-            .for_each(|(c, codes)| {
-                let r = c * VERTEX_CHUNK..c * VERTEX_CHUNK + codes.len();
-                volume
-                    .clip
-                    .outcodes(&xs[r.clone()], &ys[r.clone()], &zs[r], codes);
-            });
-    });
-    let chunk_count = triangles.len().div_ceil(TRIANGLE_CHUNK);
+    let chunk_count = blocks.div_ceil(BLOCK_CHUNK);
     if scratch.chunks.len() < chunk_count {
         scratch
             .chunks
             .resize_with(chunk_count, QueryOutput::default);
     }
-    let outcodes = &scratch.outcodes[..];
     pool.install(|| {
-        triangles
-            .par_chunks(TRIANGLE_CHUNK)
-            .zip(scratch.chunks.par_iter_mut())
+        scratch.chunks[..chunk_count]
+            .par_iter_mut()
             .enumerate()
-            .for_each(|(c, (tris, chunk))| {
+            .for_each(|(c, chunk)| {
                 chunk.clear();
-                select::select_range(
-                    mesh,
-                    tris,
-                    c * TRIANGLE_CHUNK,
-                    outcodes,
-                    volume,
-                    q.hits_only,
-                    chunk,
-                );
+                let range = c * BLOCK_CHUNK..((c + 1) * BLOCK_CHUNK).min(blocks);
+                select::select_blocks(mesh, range, volume, q.hits_only, chunk);
             });
     });
-    // Chunks are in triangle order, so concatenating keeps hits sorted by triangle.
     for chunk in &scratch.chunks[..chunk_count] {
         let base = out.feedback.len() as u32;
         out.hits
@@ -230,4 +194,5 @@ fn run_query(
             }));
         out.feedback.extend_from_slice(&chunk.feedback);
     }
+    select::sort_by_triangle(out, &mut scratch.spare);
 }

@@ -5,47 +5,81 @@ use crate::geometry::mesh_side::mesh_side;
 use crate::geometry::time_of_impact::time_of_impact_prepared;
 use crate::geometry::{FeedbackPolygon, SweptShape, ToolVolume, VolumeKind};
 use crate::mesh::Mesh;
+use crate::mesh_blocks::BLOCK;
 use crate::query::Hit;
 use crate::query::QueryOutput;
 use glam::Vec3;
+use std::ops::Range;
 
-/// Tests `triangles` (whose first index in the mesh is `base`) and appends the hits to `out` (without their
-/// feedback polygons if `hits_only`).
-///
-/// `outcodes` has a power-of-two length covering every vertex (see [`outcode_buffer_len`]), so indexing it
-/// with `i & mask` needs no bounds check: mesh indices were validated at upload, the mask only convinces the
-/// compiler.
-pub(super) fn select_range(
+/// Tests the triangles of the blocks `blocks` whose boxes the volume does not reject, appending their hits to
+/// `out` in block order (see [`sort_by_triangle`]). Only the surviving blocks' corners get outcodes.
+pub(super) fn select_blocks(
     mesh: &Mesh,
-    triangles: &[[u32; 3]],
-    base: usize,
-    outcodes: &[u8],
+    blocks: Range<usize>,
     volume: &ToolVolume,
     hits_only: bool,
     out: &mut QueryOutput,
 ) {
-    debug_assert!(outcodes.len().is_power_of_two() && outcodes.len() >= mesh.vertex_count());
-    // The swept triangle is the same for every mesh triangle: prepare it once.
-    let tool = match volume.shape {
-        SweptShape::Segment(a, b) => ToolShape::Segment(a, b),
-        SweptShape::Triangle(a, b, c) => ToolShape::Triangle(PreparedTriangle::new([a, b, c])),
-    };
-    let mask = outcodes.len() - 1;
-    // Length mask + 1, so `i & mask` is provably in bounds.
-    let outcodes = &outcodes[..=mask];
-    let code = |i: u32| outcodes[i as usize & mask];
-    for (k, t) in triangles.iter().enumerate() {
-        let (a, b, c) = (code(t[0]), code(t[1]), code(t[2]));
-        // All three vertices beyond one plane: GL's trivial reject.
-        if a & b & c == 0 {
-            evaluate(mesh, base + k, a | b | c, volume, &tool, hits_only, out);
+    let tool = ToolShape::of(volume);
+    let all = mesh.blocks();
+    let (clip, reach) = (&volume.clip, reach(volume));
+    let mut codes = [0u8; 3 * BLOCK];
+    for b in blocks {
+        let (lo, hi) = all.boxes().get(b);
+        let slack = all.slack_of(b);
+        let (lo, hi) = (lo - slack, hi + slack);
+        if reach.is_some_and(|(rlo, rhi)| hi.cmplt(rlo).any() || lo.cmpgt(rhi).any())
+            || clip.rejects_box(lo, hi)
+        {
+            continue;
+        }
+        for (code, &v) in codes.iter_mut().zip(all.corners_of(b)) {
+            *code = clip.outcode(mesh.position(v));
+        }
+        let triangles = all.triangles_of(b).iter().zip(all.local_corners_of(b));
+        for (&t, local) in triangles {
+            let [a, b, c] = local.map(|k| codes[k as usize]);
+            // All three vertices beyond one plane: GL's trivial reject.
+            if a & b & c == 0 {
+                evaluate(mesh, t as usize, a | b | c, volume, &tool, hits_only, out);
+            }
         }
     }
 }
 
-/// Length of the outcode buffer for `vertex_count` vertices: the next power of two (see [`select_range`]).
-pub(super) fn outcode_buffer_len(vertex_count: usize) -> usize {
-    vertex_count.max(1).next_power_of_two()
+/// Where a capsule's triangles can be: the box of its axis (or swept triangle) grown by its radius, and by a
+/// margin far above the exact distance test's rounding, so that a triangle outside it fails that test anyway.
+/// `None` for frustums, which the clip planes alone decide.
+fn reach(volume: &ToolVolume) -> Option<(Vec3, Vec3)> {
+    if volume.kind != VolumeKind::Capsule {
+        return None;
+    }
+    let (lo, hi) = match volume.shape {
+        SweptShape::Segment(a, b) => (a.min(b), a.max(b)),
+        SweptShape::Triangle(a, b, c) => (a.min(b).min(c), a.max(b).max(c)),
+    };
+    let scale = lo.abs().max(hi.abs()).max_element() + volume.radius;
+    let grow = Vec3::splat(volume.radius * (1.0 + 1e-3) + 1e-4 * scale);
+    Some((lo - grow, hi + grow))
+}
+
+/// Puts hits found block by block in triangle order, their feedback polygons with them (`spare` is reused).
+pub(super) fn sort_by_triangle(out: &mut QueryOutput, spare: &mut Vec<[f32; 3]>) {
+    if out.hits.is_sorted_by_key(|h| h.triangle) {
+        return;
+    }
+    out.hits.sort_unstable_by_key(|h| h.triangle);
+    if out.feedback.is_empty() {
+        return;
+    }
+    spare.clear();
+    for h in &mut out.hits {
+        let first = h.feedback_first as usize;
+        let polygon = &out.feedback[first..first + h.feedback_count as usize];
+        h.feedback_first = spare.len() as u32;
+        spare.extend_from_slice(polygon);
+    }
+    std::mem::swap(&mut out.feedback, spare);
 }
 
 /// The tool's axis over the query, ready for the exact tests.
@@ -54,6 +88,16 @@ enum ToolShape {
     Segment(Vec3, Vec3),
     /// Dynamic: the swept triangle entry, tip, new tip.
     Triangle(PreparedTriangle),
+}
+
+impl ToolShape {
+    /// The swept triangle is the same for every mesh triangle: prepared once a query.
+    fn of(volume: &ToolVolume) -> Self {
+        match volume.shape {
+            SweptShape::Segment(a, b) => Self::Segment(a, b),
+            SweptShape::Triangle(a, b, c) => Self::Triangle(PreparedTriangle::new([a, b, c])),
+        }
+    }
 }
 
 /// Decides whether one surviving triangle is hit and, if so, appends its record and (unless `hits_only`) its
