@@ -342,6 +342,46 @@ pub fn tool_of(pose: &Pose) -> trocar::Tool {
     }
 }
 
+/// `pose` with its entry point moved to `length` from the tip along the same axis: a short tool.
+pub fn short_pose(pose: &Pose, length: f32) -> Pose {
+    Pose {
+        entry: pose.tip + (pose.entry - pose.tip).normalize() * length,
+        ..*pose
+    }
+}
+
+/// The mesh with its vertices and triangles in a random (fixed) order, as a caller with no spatial order
+/// would hand it over; the same surface, so the same poses apply.
+pub fn shuffled(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut below = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut permutation = |n: usize| {
+        let mut order: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            order.swap(i, below(i + 1));
+        }
+        order
+    };
+    let vertex_order = permutation(positions.len());
+    let triangle_order = permutation(triangles.len());
+    let mut new_id = vec![0u32; positions.len()];
+    for (new, &old) in vertex_order.iter().enumerate() {
+        new_id[old] = new as u32;
+    }
+    (
+        vertex_order.iter().map(|&old| positions[old]).collect(),
+        triangle_order
+            .iter()
+            .map(|&old| triangles[old].map(|v| new_id[v as usize]))
+            .collect(),
+    )
+}
+
 /// Seconds from `from` to `to`.
 pub fn seconds(from: std::time::Instant, to: std::time::Instant) -> f64 {
     (to - from).as_secs_f64()

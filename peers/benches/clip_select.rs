@@ -10,8 +10,12 @@
 //! - brute force: the exact distance to every triangle (no culling);
 //! - the floor: reading the mesh's coordinates and indices once, in trocar's layout, on one thread;
 //!
-//! then the ratios between them. The bench times and counts hits; `peers/tests/clip_select_hits.rs` checks that
-//! trocar's capsule hit sets on these meshes and poses are brute force's and parry's.
+//! then the ratios between them; then a table of whole steps, on each mesh in its file order and shuffled:
+//! `update_positions` of every vertex followed by 1, 8 or 64 static capsule tools in one batch (long tools, and
+//! short ones cut to 5 % of the mesh's diagonal), against parry3d refitting its `Bvh` and answering the same
+//! tools; `update_positions` against a `memcpy` of the same positions; and issue 38's targets as this run's
+//! ratios. The bench times and counts hits; `peers/tests/clip_select_hits.rs` checks that trocar's capsule hit
+//! sets on these meshes and poses, short tools and shuffled meshes included, are brute force's and parry's.
 //!
 //! `-- --quick` (or `TROCAR_BENCH_QUICK=1`) runs a few iterations on the two smallest meshes: a smoke test.
 //!
@@ -23,8 +27,8 @@ mod common;
 
 use common::{
     AMPLITUDE, DEPTH, ENTRY_DISTANCE, MOTION, Pose, RADIUS, Report, Wave, format_count,
-    format_time, machine, median_p90, plot, quick_mode, report, save_file, seconds, subdivide,
-    surface_poses, tool_of,
+    format_time, machine, median_p90, plot, quick_mode, report, save_file, seconds, short_pose,
+    shuffled, subdivide, surface_poses, tool_of,
 };
 #[path = "common/select.rs"]
 mod select;
@@ -38,7 +42,7 @@ use select::{Swept, parry_select};
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use trocar::{BackendKind, Context, ContextDef, VolumeKind};
+use trocar::{BackendKind, Context, ContextDef, MeshId, Query, VolumeKind};
 
 /// Meshes from this size also get rows for a 1-thread context. The bench's own choice: trocar's CPU backend
 /// (as of this writing) answers smaller meshes on the calling thread whatever `cpu_threads` says, so a 1-thread
@@ -60,6 +64,23 @@ struct Budget {
 }
 
 impl Budget {
+    /// Whole steps of the step table: fewer, shorter rows (each step runs up to 64 tools and parry's refit).
+    fn for_steps(n: usize, quick: bool) -> Self {
+        let (min_iters, target_ms) = match n {
+            _ if quick => (2, 0),
+            0..20_000 => (40, 300),
+            20_000..600_000 => (10, 300),
+            _ => (4, 300),
+        };
+        Self {
+            warmup: if quick { 1 } else { 2 },
+            min_iters,
+            max_iters: if quick { 2 } else { 100_000 },
+            target: Duration::from_millis(target_ms),
+            cycle: 1,
+        }
+    }
+
     fn for_triangles(n: usize, quick: bool) -> Self {
         let (min_iters, target_ms) = match n {
             _ if quick => (3, 0),
@@ -441,6 +462,402 @@ fn bench_mesh(
     push("floor: read x,y,z + indices once".into(), 1, q, t, f64::NAN);
 }
 
+/// Tools per step in the step table.
+const TOOL_COUNTS: [usize; 3] = [1, 8, 64];
+
+/// A short tool's length, as a share of the mesh's bounding-box diagonal.
+const SHORT: f32 = 0.05;
+
+/// One line of the step table: a whole step, `update_positions` of every vertex then `tools` queries in one
+/// batch, against parry's refit and the same queries (medians).
+struct StepRow {
+    triangles: usize,
+    order: &'static str,
+    tool: &'static str,
+    tools: usize,
+    update: f64,
+    queries: f64,
+    step: f64,
+    parry: f64,
+    hits: f64,
+    iters: usize,
+}
+
+/// `update_positions` of every vertex against a `memcpy` of the same positions (medians).
+struct CopyRow {
+    triangles: usize,
+    order: &'static str,
+    update: f64,
+    memcpy: f64,
+}
+
+/// Median of `samples` (sorted in place).
+fn median(samples: &mut [f64]) -> f64 {
+    median_p90(samples).0
+}
+
+/// The step table's rows for one mesh, in the caller's order and shuffled; `poses` holds 64 poses.
+fn bench_steps(
+    positions: &[[f32; 3]],
+    triangles: &[[u32; 3]],
+    poses: &[Pose],
+    quick: bool,
+    rows: &mut Vec<StepRow>,
+    copies: &mut Vec<CopyRow>,
+) {
+    let (lo, hi) = common::bounds(positions);
+    let short: Vec<Pose> = poses
+        .iter()
+        .map(|p| short_pose(p, SHORT * (hi - lo).length()))
+        .collect();
+    let mixed = shuffled(positions, triangles);
+    for (order, (p, t)) in [
+        ("ordered", (positions, triangles)),
+        ("shuffled", (&mixed.0[..], &mixed.1[..])),
+    ] {
+        let budget = Budget::for_steps(t.len(), quick);
+        let wave = Wave::new(p, AMPLITUDE);
+        let ctx = cpu_context(0);
+        let mesh = ctx.create_mesh(p, t).expect("mesh");
+        copies.push(update_against_memcpy(
+            &ctx,
+            mesh,
+            &wave,
+            budget,
+            t.len(),
+            order,
+        ));
+        let mut bvh = ParryRefit::new(p, t);
+        for (tool, poses) in [("long", poses), ("short", &short[..])] {
+            for tools in TOOL_COUNTS {
+                let window =
+                    |i: usize| (0..tools).map(move |k| &poses[(i * tools + k) % poses.len()]);
+                let (mut trocar, hits) = trocar_steps(&ctx, mesh, &wave, budget, &window);
+                let parry = bvh.steps(&wave, budget, &window);
+                rows.push(StepRow {
+                    triangles: t.len(),
+                    order,
+                    tool,
+                    tools,
+                    update: median(&mut trocar.update),
+                    queries: median(&mut trocar.queries),
+                    step: median(&mut trocar.step),
+                    parry,
+                    hits: hits / tools as f64,
+                    iters: trocar.step.len(),
+                });
+            }
+        }
+    }
+}
+
+/// A step's timings, sample by sample.
+#[derive(Default)]
+struct StepSamples {
+    update: Vec<f64>,
+    queries: Vec<f64>,
+    step: Vec<f64>,
+}
+
+/// The per-step samples of trocar answering `window(i)`'s tools in one batch after updating every vertex; and
+/// the mean hits per step.
+fn trocar_steps<'p, I: Iterator<Item = &'p Pose>>(
+    ctx: &Context,
+    mesh: MeshId,
+    wave: &Wave,
+    budget: Budget,
+    window: &impl Fn(usize) -> I,
+) -> (StepSamples, f64) {
+    let mut results = ctx.create_results();
+    let (mut deformed, mut queries) = (Vec::new(), Vec::new());
+    let mut samples = StepSamples::default();
+    let (_, _, hits) = measure(budget, |i| {
+        wave.positions(i as f32 * 0.07, &mut deformed);
+        queries.clear();
+        queries.extend(window(i).map(|p| Query {
+            mesh,
+            tool: tool_of(p),
+            new_tip: None,
+            volume: VolumeKind::Capsule,
+            hits_only: false,
+        }));
+        let t0 = Instant::now();
+        ctx.update_positions(mesh, 0, &deformed).expect("update");
+        let t1 = Instant::now();
+        ctx.query(&queries, &mut results).expect("queries");
+        let t2 = Instant::now();
+        samples.update.push(seconds(t0, t1));
+        samples.queries.push(seconds(t1, t2));
+        samples.step.push(seconds(t0, t2));
+        let hits = (0..queries.len())
+            .map(|q| results.hits(q).map_or(0, <[_]>::len))
+            .sum();
+        Step {
+            query: seconds(t1, t2),
+            total: None,
+            hits,
+        }
+    });
+    // `measure` ran the warm-up steps through this closure too: keep the timed ones.
+    for v in [&mut samples.update, &mut samples.queries, &mut samples.step] {
+        v.drain(..budget.warmup);
+    }
+    (samples, hits)
+}
+
+/// `update_positions` of every vertex against a `memcpy` of the same bytes, one after the other each step.
+fn update_against_memcpy(
+    ctx: &Context,
+    mesh: MeshId,
+    wave: &Wave,
+    budget: Budget,
+    triangles: usize,
+    order: &'static str,
+) -> CopyRow {
+    let (mut deformed, mut copy) = (Vec::new(), Vec::new());
+    let (mut update, mut memcpy) = (Vec::new(), Vec::new());
+    measure(budget, |i| {
+        wave.positions(i as f32 * 0.07, &mut deformed);
+        copy.resize(deformed.len(), [0.0f32; 3]);
+        let t0 = Instant::now();
+        copy.copy_from_slice(black_box(&deformed));
+        black_box(&copy);
+        let t1 = Instant::now();
+        ctx.update_positions(mesh, 0, &deformed).expect("update");
+        let t2 = Instant::now();
+        memcpy.push(seconds(t0, t1));
+        update.push(seconds(t1, t2));
+        Step {
+            query: 0.0,
+            total: None,
+            hits: 0,
+        }
+    });
+    CopyRow {
+        triangles,
+        order,
+        update: median(&mut update[budget.warmup..]),
+        memcpy: median(&mut memcpy[budget.warmup..]),
+    }
+}
+
+/// parry's deforming set-up (a `Bvh` refitted every step, as the main table's refit row), stepping with many
+/// tools.
+struct ParryRefit<'m> {
+    triangles: &'m [[u32; 3]],
+    vertices: Vec<Vector>,
+    bvh: Bvh,
+}
+
+impl<'m> ParryRefit<'m> {
+    fn new(positions: &[[f32; 3]], triangles: &'m [[u32; 3]]) -> Self {
+        let mut vertices = Vec::new();
+        to_points(positions, &mut vertices);
+        let bvh = Bvh::from_iter(
+            BvhBuildStrategy::Binned,
+            triangles
+                .iter()
+                .enumerate()
+                .map(|(t, &tri)| (t, triangle_aabb(&vertices, tri))),
+        );
+        Self {
+            triangles,
+            vertices,
+            bvh,
+        }
+    }
+
+    /// The median time of a step: the refit to the deformed mesh, then each of `window(i)`'s tools.
+    fn steps<'p, I: Iterator<Item = &'p Pose>>(
+        &mut self,
+        wave: &Wave,
+        budget: Budget,
+        window: &impl Fn(usize) -> I,
+    ) -> f64 {
+        let (mut deformed, mut candidates, mut hits) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut steps, _, _) = measure(budget, |i| {
+            wave.positions(i as f32 * 0.07, &mut deformed);
+            let t0 = Instant::now();
+            to_points(&deformed, &mut self.vertices);
+            for (t, &tri) in self.triangles.iter().enumerate() {
+                let aabb = triangle_aabb(&self.vertices, tri);
+                self.bvh.insert_or_update_partially(aabb, t as u32, 0.0);
+            }
+            self.bvh.refit_without_opt();
+            let mut found = 0;
+            for pose in window(i) {
+                let swept = Swept::of(pose, false);
+                parry_select(
+                    &self.bvh,
+                    &self.vertices,
+                    self.triangles,
+                    swept,
+                    RADIUS,
+                    &mut candidates,
+                    &mut hits,
+                );
+                found += hits.len();
+            }
+            Step {
+                query: seconds(t0, Instant::now()),
+                total: None,
+                hits: found,
+            }
+        });
+        median(&mut steps)
+    }
+}
+
+/// The step table, the update table, and the issue's targets computed from them and the main table.
+fn report_steps(
+    report: &mut Report,
+    rows: &[Row],
+    steps: &[StepRow],
+    copies: &[CopyRow],
+    poses: usize,
+) {
+    report!(report);
+    report!(
+        report,
+        "Per step: `update_positions` of every vertex, then 1, 8 or 64 static capsule tools in one batch \
+        (trocar, CPU, cpu_threads = 0), against parry3d refitting its `Bvh` and answering the same tools one by one \
+        (1 thread). Long tools: the main table's poses ({poses} of them, cycled); short tools: the same axes cut to \
+        {:.0} % of the mesh's bounding-box diagonal from the tip. \"shuffled\": the same mesh with its vertices and \
+        triangles in a random order. Medians.",
+        SHORT * 100.0
+    );
+    report!(report);
+    report!(
+        report,
+        "| mesh | order | tool | tools | trocar update | trocar queries | trocar step | parry refit + queries | parry / trocar | hits a tool | iters |"
+    );
+    report!(report, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+    for r in steps {
+        report!(
+            report,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.1}x | {:.1} | {} |",
+            format_count(r.triangles),
+            r.order,
+            r.tool,
+            r.tools,
+            format_time(r.update),
+            format_time(r.queries),
+            format_time(r.step),
+            format_time(r.parry),
+            r.parry / r.step,
+            r.hits,
+            r.iters
+        );
+    }
+    report!(report);
+    report!(
+        report,
+        "`update_positions` of every vertex against a `memcpy` of the same positions, one after the other each step (medians):"
+    );
+    report!(report);
+    report!(
+        report,
+        "| mesh | order | update_positions | memcpy | update / memcpy |"
+    );
+    report!(report, "|---|---|--:|--:|--:|");
+    for c in copies {
+        report!(
+            report,
+            "| {} | {} | {} | {} | {:.2} |",
+            format_count(c.triangles),
+            c.order,
+            format_time(c.update),
+            format_time(c.memcpy),
+            c.update / c.memcpy
+        );
+    }
+    report_targets(report, rows, steps, copies);
+}
+
+/// Issue 38's targets, each a ratio of this run's rows.
+fn report_targets(report: &mut Report, rows: &[Row], steps: &[StepRow], copies: &[CopyRow]) {
+    report!(report);
+    report!(report, "targets (this run):");
+    let sizes: Vec<usize> = {
+        let mut v: Vec<usize> = rows.iter().map(|r| r.triangles).collect();
+        v.dedup();
+        v
+    };
+    let row = |n: usize, m: &str| rows.iter().find(|r| r.triangles == n && r.method == m);
+    for &n in sizes.iter().filter(|&&n| n >= 50_000) {
+        if let (Some(q), Some(f)) = (
+            row(n, "trocar static capsule"),
+            row(n, "floor: read x,y,z + indices once"),
+        ) {
+            report!(
+                report,
+                "- {} tris: static capsule query / floor = {:.2}",
+                format_count(n),
+                q.query.0 / f.query.0
+            );
+        }
+    }
+    let step = |n: usize, order: &str, tool: &str, tools: usize| {
+        steps
+            .iter()
+            .find(|r| r.triangles == n && r.order == order && r.tool == tool && r.tools == tools)
+    };
+    if let Some(&n) = sizes.last()
+        && let (Some(one), Some(all)) = (
+            step(n, "ordered", "short", 1),
+            step(n, "ordered", "short", 64),
+        )
+    {
+        report!(
+            report,
+            "- {} tris: 64 short tools' queries / one short tool's = {:.1} ({:.0} hits a tool)",
+            format_count(n),
+            all.queries / one.queries,
+            all.hits
+        );
+    }
+    if let Some(worst) = copies
+        .iter()
+        .max_by(|a, b| (a.update / a.memcpy).total_cmp(&(b.update / b.memcpy)))
+    {
+        report!(
+            report,
+            "- update_positions / memcpy: at most {:.2} ({} tris, {})",
+            worst.update / worst.memcpy,
+            format_count(worst.triangles),
+            worst.order
+        );
+    }
+    let shuffled_over_ordered = steps
+        .iter()
+        .filter(|r| r.order == "shuffled")
+        .filter_map(|r| step(r.triangles, "ordered", r.tool, r.tools).map(|o| (r, r.step / o.step)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((r, ratio)) = shuffled_over_ordered {
+        report!(
+            report,
+            "- shuffled step / ordered step: at most {ratio:.2} ({} tris, {} tools, {})",
+            format_count(r.triangles),
+            r.tool,
+            r.tools
+        );
+    }
+    if let Some(r) = steps
+        .iter()
+        .min_by(|a, b| (a.parry / a.step).total_cmp(&(b.parry / b.step)))
+    {
+        report!(
+            report,
+            "- parry refit step / trocar step: at least {:.1}x ({} tris, {}, {} {} tools)",
+            r.parry / r.step,
+            format_count(r.triangles),
+            r.order,
+            r.tools,
+            r.tool
+        );
+    }
+}
+
 fn trocar_threads(ctx: &Context) -> usize {
     // "CPU (N threads)"
     ctx.device_name()
@@ -531,6 +948,8 @@ fn main() {
     let (positions, triangles) = common::liver_or_exit("clip_select");
     let poses = surface_poses(&positions, &triangles, POSES, ENTRY_DISTANCE, DEPTH, MOTION);
     assert!(!poses.is_empty(), "no usable tool pose on the liver");
+    let many = surface_poses(&positions, &triangles, 64, ENTRY_DISTANCE, DEPTH, MOTION);
+    let (mut steps, mut copies) = (Vec::new(), Vec::new());
 
     // Subdivision levels benchmarked: 4.4k, 70k, 280k, 1.1M triangles (quick: the first two).
     let levels: &[u32] = if quick { &[0, 2] } else { &[0, 2, 3, 4] };
@@ -568,6 +987,11 @@ fn main() {
             t.len() >= SINGLE_THREAD_FROM,
             &mut rows,
         );
+        eprintln!(
+            "[{:5.1} s] {label}: steps...",
+            started.elapsed().as_secs_f64()
+        );
+        bench_steps(p, t, &many, quick, &mut steps, &mut copies);
     }
 
     // The report.
@@ -744,6 +1168,7 @@ fn main() {
             }
         }
     }
+    report_steps(&mut report, &rows, &steps, &copies, many.len());
     report.finish(started);
     save_file("clip-select.svg", &plot(&rows, threads, quick));
 }

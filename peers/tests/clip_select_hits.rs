@@ -1,6 +1,7 @@
 //! trocar's capsule hit sets on the clip_select bench's inputs (the liver and its midpoint subdivisions, the
 //! bench's tool poses and radius, the mesh at rest) are exactly brute force's (trocar's exact distance to every
-//! triangle) and parry3d's (its BVH's candidates, then parry's exact distance), static and dynamic.
+//! triangle) and parry3d's (its BVH's candidates, then parry's exact distance), static and dynamic; and so are
+//! they for the step table's short tools and shuffled meshes.
 //!
 //! The bench (`peers/benches/clip_select.rs`) times these selections; this test judges them. It uses the
 //! bench's scene helpers (`benches/common/`) and its parry selection (`peers/benches/common/select.rs`).
@@ -10,7 +11,10 @@ mod common;
 #[path = "../benches/common/select.rs"]
 mod select;
 
-use common::{DEPTH, ENTRY_DISTANCE, MOTION, Pose, RADIUS, subdivide, surface_poses, tool_of};
+use common::{
+    DEPTH, ENTRY_DISTANCE, MOTION, Pose, RADIUS, short_pose, shuffled, subdivide, surface_poses,
+    tool_of,
+};
 use glam::Vec3;
 use parry3d::math::Vector;
 use parry3d::shape::TriMesh;
@@ -155,5 +159,35 @@ fn capsule_hits_match_brute_force_and_parry_on_the_bench_meshes() {
             hits > 0,
             "level {level}: no pose hits the liver: the check would be empty"
         );
+    }
+}
+
+#[test]
+fn short_tools_on_shuffled_meshes_match_brute_force_and_parry() {
+    let (positions, triangles) =
+        trocar::internals::load_obj(common::root_dir().join("data/meshes/liver-smooth.obj"))
+            .expect("the liver mesh");
+    let poses = surface_poses(&positions, &triangles, 64, ENTRY_DISTANCE, DEPTH, MOTION);
+    let (lo, hi) = common::bounds(&positions);
+    // The bench's short tools: 5 % of the bounding box's diagonal.
+    let short: Vec<Pose> = poses
+        .iter()
+        .map(|p| short_pose(p, 0.05 * (hi - lo).length()))
+        .collect();
+    let mut mesh = (positions, triangles);
+    for level in 0..=2 {
+        if level > 0 {
+            mesh = subdivide(&mesh.0, &mesh.1);
+        }
+        if level == 1 {
+            continue;
+        }
+        let (p, t) = shuffled(&mesh.0, &mesh.1);
+        let every = if t.len() < 20_000 { 1 } else { 4 };
+        let some: Vec<Pose> = short.iter().step_by(every).copied().collect();
+        let label = |order| format!("liver level {level} ({order}), short tools");
+        let hits = check_mesh(&label("ordered"), &mesh.0, &mesh.1, &some)
+            + check_mesh(&label("shuffled"), &p, &t, &some);
+        assert!(hits > 0, "level {level}: no short tool hits the liver");
     }
 }

@@ -28,8 +28,8 @@ const BLOCK_CHUNK: usize = 512;
 #[derive(Debug, Default)]
 pub struct CpuScratch {
     chunks: Vec<QueryOutput>,
-    /// Feedback polygons while the hits are put in triangle order.
-    spare: Vec<[f32; 3]>,
+    /// Hits and polygons while they are put in triangle order.
+    sorting: select::SortScratch,
     /// One scratch per query when a batch of small queries runs in parallel.
     per_query: Vec<CpuScratch>,
     /// The batch's distinct mesh slots, in the order their locks are taken.
@@ -166,7 +166,7 @@ fn run_query(
     let pool = pool.filter(|_| mesh.triangle_count() >= PARALLEL_MIN_TRIANGLES);
     let Some(pool) = pool else {
         select::select_blocks(mesh, 0..blocks, volume, q.hits_only, out);
-        select::sort_by_triangle(out, &mut scratch.spare);
+        select::sort_by_triangle(out, &mut scratch.sorting);
         return;
     };
     let chunk_count = blocks.div_ceil(BLOCK_CHUNK);
@@ -194,5 +194,5 @@ fn run_query(
             }));
         out.feedback.extend_from_slice(&chunk.feedback);
     }
-    select::sort_by_triangle(out, &mut scratch.spare);
+    select::sort_by_triangle(out, &mut scratch.sorting);
 }

@@ -24,6 +24,11 @@ pub(super) fn select_blocks(
     let all = mesh.blocks();
     let (clip, reach) = (&volume.clip, reach(volume));
     let mut codes = [0u8; 3 * BLOCK];
+    let (mut xs, mut ys, mut zs) = (
+        [0.0f32; 3 * BLOCK],
+        [0.0f32; 3 * BLOCK],
+        [0.0f32; 3 * BLOCK],
+    );
     for b in blocks {
         let (lo, hi) = all.boxes().get(b);
         let slack = all.slack_of(b);
@@ -33,15 +38,21 @@ pub(super) fn select_blocks(
         {
             continue;
         }
-        for (code, &v) in codes.iter_mut().zip(all.corners_of(b)) {
-            *code = clip.outcode(mesh.position(v));
+        // The corners gathered into columns, so their outcodes take the vectorized path.
+        let corners = all.corners_of(b);
+        for (k, &v) in corners.iter().enumerate() {
+            let p = mesh.position(v);
+            (xs[k], ys[k], zs[k]) = (p.x, p.y, p.z);
         }
+        let n = corners.len();
+        clip.outcodes(&xs[..n], &ys[..n], &zs[..n], &mut codes[..n]);
         let triangles = all.triangles_of(b).iter().zip(all.local_corners_of(b));
         for (&t, local) in triangles {
             let [a, b, c] = local.map(|k| codes[k as usize]);
             // All three vertices beyond one plane: GL's trivial reject.
             if a & b & c == 0 {
-                evaluate(mesh, t as usize, a | b | c, volume, &tool, hits_only, out);
+                let tri = local.map(|k| Vec3::new(xs[k as usize], ys[k as usize], zs[k as usize]));
+                evaluate(tri, t as usize, a | b | c, volume, &tool, hits_only, out);
             }
         }
     }
@@ -63,23 +74,38 @@ fn reach(volume: &ToolVolume) -> Option<(Vec3, Vec3)> {
     Some((lo - grow, hi + grow))
 }
 
-/// Puts hits found block by block in triangle order, their feedback polygons with them (`spare` is reused).
-pub(super) fn sort_by_triangle(out: &mut QueryOutput, spare: &mut Vec<[f32; 3]>) {
+/// Buffers reused while hits are put in triangle order.
+#[derive(Debug, Default)]
+pub(super) struct SortScratch {
+    keys: Vec<u64>,
+    hits: Vec<Hit>,
+    feedback: Vec<[f32; 3]>,
+}
+
+/// Puts hits found block by block in triangle order, their feedback polygons with them. The records are large:
+/// their (triangle, index) keys are sorted, then the records moved once.
+pub(super) fn sort_by_triangle(out: &mut QueryOutput, scratch: &mut SortScratch) {
     if out.hits.is_sorted_by_key(|h| h.triangle) {
         return;
     }
-    out.hits.sort_unstable_by_key(|h| h.triangle);
-    if out.feedback.is_empty() {
-        return;
-    }
-    spare.clear();
-    for h in &mut out.hits {
+    let keys = &mut scratch.keys;
+    keys.clear();
+    keys.extend((out.hits.iter().enumerate()).map(|(i, h)| u64::from(h.triangle) << 32 | i as u64));
+    keys.sort_unstable();
+    let (hits, feedback) = (&mut scratch.hits, &mut scratch.feedback);
+    hits.clear();
+    feedback.clear();
+    for &key in keys.iter() {
+        let mut h = out.hits[key as u32 as usize];
         let first = h.feedback_first as usize;
-        let polygon = &out.feedback[first..first + h.feedback_count as usize];
-        h.feedback_first = spare.len() as u32;
-        spare.extend_from_slice(polygon);
+        if h.feedback_count > 0 {
+            h.feedback_first = feedback.len() as u32;
+            feedback.extend_from_slice(&out.feedback[first..first + h.feedback_count as usize]);
+        }
+        hits.push(h);
     }
-    std::mem::swap(&mut out.feedback, spare);
+    std::mem::swap(&mut out.hits, hits);
+    std::mem::swap(&mut out.feedback, feedback);
 }
 
 /// The tool's axis over the query, ready for the exact tests.
@@ -100,11 +126,12 @@ impl ToolShape {
     }
 }
 
-/// Decides whether one surviving triangle is hit and, if so, appends its record and (unless `hits_only`) its
-/// feedback polygon. The polygon is clipped only against the planes the triangle crosses (`planes`), so a
-/// hits-only query pays for it only where the frustum's decision or GL_SELECT's depth range needs it.
+/// Decides whether one surviving triangle (its id and corners, gathered with its block's) is hit and, if so,
+/// appends its record and (unless `hits_only`) its feedback polygon. The polygon is clipped only against the
+/// planes the triangle crosses (`planes`), so a hits-only query pays for it only where the frustum's decision
+/// or GL_SELECT's depth range needs it.
 fn evaluate(
-    mesh: &Mesh,
+    tri: [Vec3; 3],
     triangle: usize,
     planes: u8,
     volume: &ToolVolume,
@@ -112,7 +139,6 @@ fn evaluate(
     hits_only: bool,
     out: &mut QueryOutput,
 ) {
-    let tri = mesh.corners(triangle);
     let prepared = PreparedTriangle::new(tri);
     let closest = || match tool {
         ToolShape::Segment(a, b) => segment_prepared(*a, *b, &prepared),
