@@ -35,6 +35,13 @@ pub struct Mesh {
 impl Mesh {
     /// Copies and validates `positions` and `triangles` (finite coordinates, indices in range).
     pub(crate) fn new(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> Result<Self> {
+        let mut mesh = Self::unblocked(positions, triangles)?;
+        mesh.blocks = Blocks::new([&mesh.xs, &mesh.ys, &mesh.zs], triangles)?;
+        Ok(mesh)
+    }
+
+    /// [`Mesh::new`] without its blocks.
+    fn unblocked(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> Result<Self> {
         check_positions(positions, 0)?;
         check_triangles(triangles, positions.len())?;
         let mut mesh = Self::default();
@@ -48,7 +55,6 @@ impl Mesh {
             mesh.zs.push(p[2]);
         }
         mesh.triangles.extend_from_slice(triangles);
-        mesh.blocks = Blocks::new([&mesh.xs, &mesh.ys, &mesh.zs], triangles)?;
         mesh.motion = Motion::new(positions.len())?;
         Ok(mesh)
     }
@@ -223,17 +229,30 @@ impl Mesh {
         check_triangles(triangles, self.vertex_count())?;
         let mut fresh = Vec::new();
         reserve(&mut fresh, triangles.len(), "triangles")?;
-        fresh.extend_from_slice(triangles);
-        // Built before anything changes, so running out of memory here leaves the mesh as it was.
-        let blocks = Blocks::new([&self.xs, &self.ys, &self.zs], triangles)?;
+        // Copied and compared with the old list in one pass: the blocks follow the slots that changed.
+        let mut changed = Vec::new();
+        for (slot, (&new, old)) in triangles.iter().zip(&self.triangles).enumerate() {
+            fresh.push(new);
+            if new != *old {
+                changed
+                    .try_reserve(1)
+                    .map_err(|_| Error::out_of_memory("triangles"))?;
+                changed.push(slot as u32);
+            }
+        }
+        fresh.extend_from_slice(&triangles[fresh.len()..]);
+        // Built before anything changes, so running out of memory here leaves the mesh as it was; the blocks
+        // last, as they change only if they can follow the whole cut.
         let topology = match self.haptic.in_use() {
             Some(view) => {
                 Some(view.next_topology(triangles, &Columns([&self.xs, &self.ys, &self.zs]))?)
             }
             None => None,
         };
+        let axes = [&self.xs[..], &self.ys[..], &self.zs[..]];
+        self.blocks
+            .set_triangles(self.triangles.len(), triangles, changed, axes)?;
         self.triangles = fresh;
-        self.blocks = blocks;
         if let (Some(view), Some(topology)) = (self.haptic.in_use(), topology) {
             view.publish(topology);
         }
@@ -251,7 +270,7 @@ impl Mesh {
         positions: &[[f32; 3]],
         triangles: &[[u32; 3]],
     ) -> Result<()> {
-        let fresh = Mesh::new(positions, triangles)?;
+        let fresh = Mesh::unblocked(positions, triangles)?;
         // Built before anything changes, so running out of memory here leaves the mesh as it was.
         let topology = match self.haptic.in_use() {
             Some(view) => {
@@ -260,18 +279,25 @@ impl Mesh {
             }
             None => None,
         };
+        // The blocks last, as they change only if they can follow the whole change: a cut that keeps the
+        // vertex ids changes only the blocks of the triangles it changed (their boxes all recomputed).
+        let changed = (triangles.iter().zip(&self.triangles).enumerate())
+            .filter(|(_, (new, old))| new != old)
+            .map(|(slot, _)| slot as u32);
+        let changed = try_collect(changed)?;
+        let axes = [&fresh.xs[..], &fresh.ys[..], &fresh.zs[..]];
+        self.blocks
+            .set_topology(self.triangles.len(), triangles, changed, axes)?;
         let Mesh {
             xs,
             ys,
             zs,
             triangles,
-            blocks,
             motion,
             ..
         } = fresh;
         (self.xs, self.ys, self.zs) = (xs, ys, zs);
         self.triangles = triangles;
-        self.blocks = blocks;
         self.motion = motion;
         if let (Some(view), Some(topology)) = (self.haptic.in_use(), topology) {
             view.publish(topology);
@@ -295,6 +321,17 @@ impl Mesh {
     pub fn has_haptic_view(&self) -> bool {
         self.haptic.is_attached()
     }
+}
+
+/// The items of `items`, or an out-of-memory error.
+fn try_collect(items: impl Iterator<Item = u32>) -> Result<Vec<u32>> {
+    let mut out = Vec::new();
+    for item in items {
+        out.try_reserve(1)
+            .map_err(|_| Error::out_of_memory("triangles"))?;
+        out.push(item);
+    }
+    Ok(out)
 }
 
 fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> Result<()> {

@@ -1,9 +1,12 @@
 //! Blocks: the mesh's triangles in spatially coherent groups, each with a bounding box that follows the
 //! positions, so that a query visits only the groups its volume reaches (docs/design.md, "Block culling").
 //!
-//! When the triangles are set, they are sorted along a Morton (Z-order) curve through their centroids and cut
-//! into blocks of [`BLOCK`] consecutive triangles, whatever order the caller gave them in; triangle ids stay
-//! the caller's. Each block lists the distinct vertices its triangles use and keeps their box.
+//! When a mesh is made, its triangles are sorted along a Morton (Z-order) curve through their centroids and
+//! cut into blocks of [`BLOCK`] consecutive triangles, whatever order the caller gave them in; triangle ids stay
+//! the caller's. Each block lists the distinct vertices its triangles use and keeps their box. A cut
+//! (`set_triangles`) takes the changed and removed triangles out of their blocks and puts the changed and added
+//! ones, in Morton order, into new blocks: it costs what it changes, plus a comparison of the two lists; the
+//! blocks are made anew once cuts have changed a quarter of them.
 //!
 //! No query sees a box that does not hold its block's vertices. An update of a few vertices recomputes the
 //! boxes of the blocks using them. An update of every vertex, the common step of a deforming organ, measures
@@ -31,6 +34,9 @@ const REFRESH_CHUNK: usize = 256;
 /// Updates recomputing fewer boxes than this stay on the calling thread.
 const PARALLEL_MIN_BLOCKS: usize = 2048;
 
+/// Cuts that would leave more than this share of the triangles changed since the blocks were made remake them.
+const REMAKE_SHARE: usize = 4;
+
 /// Axis-aligned boxes as six coordinate columns.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BoxColumns {
@@ -41,12 +47,20 @@ pub struct BoxColumns {
 }
 
 impl BoxColumns {
-    fn with_len(n: usize) -> Result<Self> {
-        let column = || filled(n, 0.0f32, "block boxes");
-        Ok(Self {
-            lo: [column()?, column()?, column()?],
-            hi: [column()?, column()?, column()?],
-        })
+    fn try_reserve(&mut self, more: usize) -> Result<()> {
+        for column in self.lo.iter_mut().chain(self.hi.iter_mut()) {
+            column
+                .try_reserve(more)
+                .map_err(|_| Error::out_of_memory("block boxes"))?;
+        }
+        Ok(())
+    }
+
+    fn push(&mut self) {
+        for k in 0..3 {
+            self.lo[k].push(f32::INFINITY);
+            self.hi[k].push(f32::NEG_INFINITY);
+        }
     }
 
     /// Box `i`.
@@ -68,19 +82,41 @@ impl BoxColumns {
     }
 }
 
+/// Where a block's triangles (with their local corners) and its corners are.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Span {
+    first: u32,
+    count: u32,
+    corners: u32,
+    corner_count: u32,
+}
+
+/// The Morton curve's frame: centroids are quantized to 10 bits an axis of the box they had when the blocks
+/// were made (clamped: triangles added later outside it still sort, only less finely).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Frame {
+    lo: Vec3,
+    scale: Vec3,
+}
+
 /// A mesh's blocks and their boxes.
 #[derive(Clone, Debug, Default)]
 pub struct Blocks {
-    /// Triangle ids in block order: block `b` is `order[b * BLOCK ..][.. BLOCK]`.
+    spans: Vec<Span>,
+    /// Triangle ids, block by block (see [`Span`]).
     order: Vec<u32>,
-    /// Each triangle's corners (in block order) as indices into its block's `corners`.
+    /// Each triangle's corners, as indices into its block's corners.
     local: Vec<[u8; 3]>,
-    /// The distinct vertices of block `b`'s triangles: `corners[corner_start[b] .. corner_start[b + 1]]`.
+    /// Each block's distinct vertices.
     corners: Vec<u32>,
-    corner_start: Vec<u32>,
-    /// The blocks using vertex `v`: `users[user_start[v] .. user_start[v + 1]]`.
-    users: Vec<u32>,
-    user_start: Vec<u32>,
+    /// Triangles changed or added by cuts since the blocks were made.
+    recut: usize,
+    /// The block of each triangle.
+    block_of: Vec<u32>,
+    frame: Frame,
+    vertex_count: usize,
+    /// The blocks using each vertex, made when a partial update first needs them after a change.
+    users: Option<Users>,
     /// Each block's box, up to its slack.
     boxes: BoxColumns,
     /// The sum of the whole updates' largest moves (rounded up) since the blocks were made.
@@ -99,54 +135,191 @@ pub struct Blocks {
     dirty: Vec<u32>,
 }
 
+/// The blocks using each vertex: `blocks[start[v] .. start[v + 1]]`.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Users {
+    blocks: Vec<u32>,
+    start: Vec<u32>,
+}
+
 /// Equal blocks and boxes (the reused buffers aside).
 impl PartialEq for Blocks {
     fn eq(&self, other: &Self) -> bool {
-        (self.order == other.order)
+        (self.spans == other.spans)
+            && (self.order == other.order)
             && (self.local == other.local)
             && (self.corners == other.corners)
-            && (self.corner_start == other.corner_start)
-            && (self.users == other.users)
-            && (self.user_start == other.user_start)
+            && (self.block_of == other.block_of)
             && (self.boxes == other.boxes)
             && (self.travel == other.travel)
             && (self.computed_at == other.computed_at)
             && (self.cursor == other.cursor)
             && (self.slack_limit == other.slack_limit)
-            && (self.scale == other.scale)
     }
 }
 
 impl Blocks {
     /// The blocks of (validated) `triangles` over vertices at `axes`, boxes computed.
     pub(crate) fn new(axes: [&[f32]; 3], triangles: &[[u32; 3]]) -> Result<Self> {
-        let order = morton_order(axes, triangles)?;
+        let frame = Frame::of(axes, triangles);
+        let all: Vec<u32> = (0..triangles.len() as u32).collect();
+        let sorted = frame.sort(axes, triangles, all)?;
         let count = triangles.len().div_ceil(BLOCK);
-        let (corners, corner_start, local) = block_corners(&order, triangles)?;
-        let (users, user_start) = transpose(&corners, &corner_start, axes[0].len())?;
         let mut blocks = Self {
-            order,
-            local,
-            corners,
-            corner_start,
-            users,
-            user_start,
-            boxes: BoxColumns::with_len(count)?,
-            travel: 0.0,
-            computed_at: filled(count, 0.0, "blocks")?,
-            cursor: 0,
-            slack_limit: 0.0,
-            scale: 0.0,
-            computed: Vec::new(),
-            dirty: Vec::new(),
+            frame,
+            vertex_count: axes[0].len(),
+            block_of: filled(triangles.len(), 0u32)?,
+            ..Self::default()
         };
+        blocks.reserve(count, triangles.len())?;
+        let mut stamps = Stamps::new(axes[0].len())?;
+        for ids in sorted.chunks(BLOCK) {
+            let span = blocks.list(ids, triangles, &mut stamps);
+            blocks.block_of_all(ids, blocks.spans.len());
+            blocks.spans.push(span);
+            blocks.boxes.push();
+            blocks.computed_at.push(0.0);
+        }
         blocks.refresh_all(&Columns(axes), false);
         Ok(blocks)
     }
 
+    /// Follows a cut from `old_count` triangles to `new` (validated; the vertices at `axes` unchanged), the
+    /// slots `changed` (ascending) holding other triangles than before: the changed and removed triangles leave
+    /// their blocks, whose boxes are recomputed, and the changed and added ones form new blocks. Nothing
+    /// changes unless all of it can be done.
+    pub(crate) fn set_triangles(
+        &mut self,
+        old_count: usize,
+        new: &[[u32; 3]],
+        changed: Vec<u32>,
+        axes: [&[f32]; 3],
+    ) -> Result<()> {
+        let mut fresh = Vec::new();
+        let mut gone = changed;
+        let grown = old_count as u32..new.len() as u32;
+        fresh
+            .try_reserve(gone.len() + grown.len())
+            .map_err(|_| Error::out_of_memory("blocks"))?;
+        fresh.extend_from_slice(&gone);
+        fresh.extend(grown);
+        gone.try_reserve(old_count.saturating_sub(new.len()))
+            .map_err(|_| Error::out_of_memory("blocks"))?;
+        gone.extend(new.len() as u32..old_count as u32);
+        if (self.recut + fresh.len() + gone.len()) * REMAKE_SHARE > new.len() {
+            *self = Self::new(axes, new)?;
+            return Ok(());
+        }
+        let mut affected: Vec<u32> = gone.iter().map(|&t| self.block_of[t as usize]).collect();
+        affected.sort_unstable();
+        affected.dedup();
+        let sorted = self.frame.sort(axes, new, fresh)?;
+        let lists: usize = affected
+            .iter()
+            .map(|&b| self.spans[b as usize].count as usize)
+            .sum();
+        let added = sorted.len().div_ceil(BLOCK);
+        self.reserve(added, lists + sorted.len())?;
+        self.block_of
+            .try_reserve(new.len().saturating_sub(old_count))
+            .map_err(|_| Error::out_of_memory("blocks"))?;
+        // A few blocks: their corners are found by looking through their own lists.
+        let mut stamps = Stamps::Search;
+        let mut remaining = Vec::new();
+        remaining
+            .try_reserve(BLOCK)
+            .map_err(|_| Error::out_of_memory("blocks"))?;
+        // Nothing fails from here on.
+        self.block_of.resize(new.len(), 0);
+        for &b in &affected {
+            let b = b as usize;
+            remaining.clear();
+            let span = self.spans[b];
+            let list = &self.order[span.first as usize..][..span.count as usize];
+            remaining.extend(list.iter().filter(|&t| gone.binary_search(t).is_err()));
+            self.spans[b] = self.list(&remaining, new, &mut stamps);
+        }
+        for ids in sorted.chunks(BLOCK) {
+            let span = self.list(ids, new, &mut stamps);
+            self.block_of_all(ids, self.spans.len());
+            self.spans.push(span);
+            self.boxes.push();
+            self.computed_at.push(self.travel);
+        }
+        self.recut += sorted.len() + gone.len();
+        self.users = None;
+        let positions = Columns(axes);
+        let made = self.spans.len() - added..self.spans.len();
+        for b in affected.iter().map(|&b| b as usize).chain(made) {
+            let found = self.box_of(b, &positions);
+            self.boxes.set(b, found);
+            self.computed_at[b] = self.travel;
+        }
+        Ok(())
+    }
+
+    /// Follows a change of vertices and triangles at once (`set_topology`): the vertex ids kept, as a cut's
+    /// (no fewer vertices, most triangles the same), as [`Blocks::set_triangles`] with every box recomputed;
+    /// else the blocks are made anew. Nothing changes unless all of it can be done.
+    pub(crate) fn set_topology(
+        &mut self,
+        old_count: usize,
+        new: &[[u32; 3]],
+        changed: Vec<u32>,
+        axes: [&[f32]; 3],
+    ) -> Result<()> {
+        if axes[0].len() < self.vertex_count {
+            *self = Self::new(axes, new)?;
+            return Ok(());
+        }
+        let vertices = self.vertex_count;
+        self.vertex_count = axes[0].len();
+        if let Err(e) = self.set_triangles(old_count, new, changed, axes) {
+            self.vertex_count = vertices;
+            return Err(e);
+        }
+        self.users = None;
+        self.refresh_all(&Columns(axes), false);
+        Ok(())
+    }
+
+    /// Room for `blocks` more blocks holding `triangles` more triangles.
+    fn reserve(&mut self, blocks: usize, triangles: usize) -> Result<()> {
+        let oom = |_| Error::out_of_memory("blocks");
+        self.spans.try_reserve(blocks).map_err(oom)?;
+        self.order.try_reserve(triangles).map_err(oom)?;
+        self.local.try_reserve(triangles).map_err(oom)?;
+        self.corners.try_reserve(3 * triangles).map_err(oom)?;
+        self.computed_at.try_reserve(blocks).map_err(oom)?;
+        self.boxes.try_reserve(blocks)
+    }
+
+    /// Appends the list of triangles `ids` (of `triangles`) with their corners; returns where they are.
+    fn list(&mut self, ids: &[u32], triangles: &[[u32; 3]], stamps: &mut Stamps) -> Span {
+        let (first, corners) = (self.order.len(), self.corners.len());
+        stamps.next_block();
+        for &t in ids {
+            self.order.push(t);
+            let local = triangles[t as usize].map(|v| stamps.local(v, &mut self.corners, corners));
+            self.local.push(local);
+        }
+        Span {
+            first: first as u32,
+            count: ids.len() as u32,
+            corners: corners as u32,
+            corner_count: (self.corners.len() - corners) as u32,
+        }
+    }
+
+    fn block_of_all(&mut self, ids: &[u32], b: usize) {
+        for &t in ids {
+            self.block_of[t as usize] = b as u32;
+        }
+    }
+
     /// Number of blocks.
     pub fn len(&self) -> usize {
-        self.boxes.lo[0].len()
+        self.spans.len()
     }
 
     /// True when there are no blocks (no triangles).
@@ -157,26 +330,27 @@ impl Blocks {
     /// The triangles of block `b`.
     #[inline]
     pub fn triangles_of(&self, b: usize) -> &[u32] {
-        let start = b * BLOCK;
-        &self.order[start..(start + BLOCK).min(self.order.len())]
+        let s = self.spans[b];
+        &self.order[s.first as usize..][..s.count as usize]
     }
 
     /// Block `b`'s triangles' corners, as indices into [`Blocks::corners_of`], in the order of
     /// [`Blocks::triangles_of`].
     #[inline]
     pub fn local_corners_of(&self, b: usize) -> &[[u8; 3]] {
-        let start = b * BLOCK;
-        &self.local[start..(start + BLOCK).min(self.local.len())]
+        let s = self.spans[b];
+        &self.local[s.first as usize..][..s.count as usize]
     }
 
     /// The distinct vertices of block `b`'s triangles.
     #[inline]
     pub fn corners_of(&self, b: usize) -> &[u32] {
-        &self.corners[self.corner_start[b] as usize..self.corner_start[b + 1] as usize]
+        let s = self.spans[b];
+        &self.corners[s.corners as usize..][..s.corner_count as usize]
     }
 
     /// The blocks' boxes: each, grown by its block's [`Blocks::slack_of`] on every side, holds every corner of
-    /// its block's triangles.
+    /// its block's triangles (an empty block's is empty).
     pub fn boxes(&self) -> &BoxColumns {
         &self.boxes
     }
@@ -212,12 +386,19 @@ impl Blocks {
     }
 
     /// Follows an update of vertices `range` (`positions`: the whole mesh's): the boxes of the blocks using
-    /// them are recomputed.
-    pub(crate) fn refresh<P: Positions>(&mut self, range: Range<usize>, positions: &P) {
-        let users = self.user_start[range.start] as usize..self.user_start[range.end] as usize;
+    /// them are recomputed (all of them if the list of each vertex's blocks cannot be made).
+    pub(crate) fn refresh<P: Positions + Sync>(&mut self, range: Range<usize>, positions: &P) {
+        if self.users.is_none() {
+            match Users::of(self) {
+                Ok(users) => self.users = Some(users),
+                Err(_) => return self.recompute(0, self.len(), positions, false),
+            }
+        }
+        let Some(users) = &self.users else { return };
         let mut dirty = std::mem::take(&mut self.dirty);
         dirty.clear();
-        dirty.extend_from_slice(&self.users[users]);
+        let using = users.start[range.start] as usize..users.start[range.end] as usize;
+        dirty.extend_from_slice(&users.blocks[using]);
         dirty.sort_unstable();
         dirty.dedup();
         for &b in &dirty {
@@ -233,13 +414,14 @@ impl Blocks {
         let n = self.len();
         self.recompute(0, n, positions, parallel);
         self.cursor = 0;
-        let (mut sides, mut scale) = (0.0f64, 0.0f32);
-        for b in 0..n {
+        let (mut sides, mut scale, mut counted) = (0.0f64, 0.0f32, 0usize);
+        for b in (0..n).filter(|&b| self.spans[b].count > 0) {
             let (lo, hi) = self.boxes.get(b);
             sides += f64::from((hi - lo).max_element());
             scale = scale.max(lo.abs().max(hi.abs()).max_element());
+            counted += 1;
         }
-        self.slack_limit = f64::from(SLACK_LIMIT) * sides / n.max(1) as f64;
+        self.slack_limit = f64::from(SLACK_LIMIT) * sides / counted.max(1) as f64;
         self.scale = scale;
     }
 
@@ -291,81 +473,136 @@ impl Blocks {
     }
 }
 
-/// The distinct vertices of each block's triangles (a CSR relation), and each triangle's corners as indices
-/// into its block's list (at most `3 * BLOCK` of them, so a byte each).
-type BlockCorners = (Vec<u32>, Vec<u32>, Vec<[u8; 3]>);
-
-fn block_corners(order: &[u32], triangles: &[[u32; 3]]) -> Result<BlockCorners> {
-    const { assert!(3 * BLOCK <= 256) };
-    let count = order.len().div_ceil(BLOCK);
-    let mut corners = Vec::new();
-    corners
-        .try_reserve(order.len() * 3 / 2)
-        .map_err(|_| Error::out_of_memory("blocks"))?;
-    let mut start = filled(count + 1, 0u32, "blocks")?;
-    let mut local = filled(order.len(), [0u8; 3], "blocks")?;
-    let mut block = Vec::with_capacity(3 * BLOCK);
-    for (b, ids) in order.chunks(BLOCK).enumerate() {
-        block.clear();
-        block.extend(ids.iter().flat_map(|&t| triangles[t as usize]));
-        block.sort_unstable();
-        block.dedup();
-        for (k, &t) in ids.iter().enumerate() {
-            local[b * BLOCK + k] =
-                triangles[t as usize].map(|v| block.binary_search(&v).unwrap_or(0) as u8);
+impl Users {
+    /// The blocks using each vertex of `blocks`' mesh.
+    fn of(blocks: &Blocks) -> Result<Self> {
+        let mut start = filled(blocks.vertex_count + 1, 0u32)?;
+        let all =
+            || (0..blocks.len()).flat_map(|b| blocks.corners_of(b).iter().map(move |&v| (b, v)));
+        for (_, v) in all() {
+            start[v as usize + 1] += 1;
         }
-        corners
-            .try_reserve(block.len())
+        for v in 0..blocks.vertex_count {
+            start[v + 1] += start[v];
+        }
+        let mut next = start.clone();
+        let mut out = filled(start[blocks.vertex_count] as usize, 0u32)?;
+        for (b, v) in all() {
+            out[next[v as usize] as usize] = b as u32;
+            next[v as usize] += 1;
+        }
+        Ok(Self { blocks: out, start })
+    }
+}
+
+/// How the block being listed finds a vertex in its corner list: every block of a mesh being made stamps its
+/// vertices in arrays over all of them; the few blocks a cut lists look through their own short lists.
+enum Stamps {
+    Arrays {
+        seen: Vec<u32>,
+        slot: Vec<u8>,
+        block: u32,
+    },
+    Search,
+}
+
+impl Stamps {
+    fn new(vertex_count: usize) -> Result<Self> {
+        Ok(Self::Arrays {
+            seen: filled(vertex_count, 0u32)?,
+            slot: filled(vertex_count, 0u8)?,
+            block: 0,
+        })
+    }
+
+    fn next_block(&mut self) {
+        if let Self::Arrays { block, .. } = self {
+            *block += 1;
+        }
+    }
+
+    /// Vertex `v`'s index in the block's corners (`corners[first ..]`), appending it the first time.
+    #[inline]
+    fn local(&mut self, v: u32, corners: &mut Vec<u32>, first: usize) -> u8 {
+        const { assert!(3 * BLOCK <= 256) };
+        match self {
+            Self::Arrays { seen, slot, block } => {
+                let i = v as usize;
+                if seen[i] != *block {
+                    seen[i] = *block;
+                    slot[i] = (corners.len() - first) as u8;
+                    corners.push(v);
+                }
+                slot[i]
+            }
+            Self::Search => match corners[first..].iter().position(|&c| c == v) {
+                Some(k) => k as u8,
+                None => {
+                    corners.push(v);
+                    (corners.len() - 1 - first) as u8
+                }
+            },
+        }
+    }
+}
+
+impl Frame {
+    /// The frame of the triangles' centroids.
+    fn of(axes: [&[f32]; 3], triangles: &[[u32; 3]]) -> Self {
+        let (lo, hi) =
+            triangles
+                .iter()
+                .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), t| {
+                    let c = centroid(axes, t);
+                    (lo.min(c), hi.max(c))
+                });
+        let lo = if lo.is_finite() { lo } else { Vec3::ZERO };
+        Self {
+            lo,
+            scale: 1023.0 / (hi - lo).max(Vec3::splat(f32::MIN_POSITIVE)),
+        }
+    }
+
+    /// The triangles `ids` of `triangles` sorted along the curve (a stable radix sort on 30-bit codes).
+    fn sort(&self, axes: [&[f32]; 3], triangles: &[[u32; 3]], ids: Vec<u32>) -> Result<Vec<u32>> {
+        let code = |t: u32| {
+            let q = ((centroid(axes, &triangles[t as usize]) - self.lo) * self.scale)
+                .clamp(Vec3::ZERO, Vec3::splat(1023.0));
+            spread(q.x as u32) | spread(q.y as u32) << 1 | spread(q.z as u32) << 2
+        };
+        let mut keys: Vec<u64> = Vec::new();
+        keys.try_reserve_exact(ids.len())
             .map_err(|_| Error::out_of_memory("blocks"))?;
-        corners.extend_from_slice(&block);
-        start[b + 1] = corners.len() as u32;
-    }
-    Ok((corners, start, local))
-}
-
-/// The reverse of a CSR relation `items`/`starts` onto `columns` columns.
-fn transpose(items: &[u32], starts: &[u32], columns: usize) -> Result<(Vec<u32>, Vec<u32>)> {
-    let mut start = filled(columns + 1, 0u32, "blocks")?;
-    for &c in items {
-        start[c as usize + 1] += 1;
-    }
-    for c in 0..columns {
-        start[c + 1] += start[c];
-    }
-    let mut next = start.clone();
-    let mut out = filled(items.len(), 0u32, "blocks")?;
-    for row in 0..starts.len().saturating_sub(1) {
-        for &c in &items[starts[row] as usize..starts[row + 1] as usize] {
-            out[next[c as usize] as usize] = row as u32;
-            next[c as usize] += 1;
+        keys.extend(ids.iter().map(|&t| u64::from(code(t)) << 32 | u64::from(t)));
+        let mut spare = filled(keys.len(), 0u64)?;
+        for shift in [32, 42, 52] {
+            let digit = |k: u64| ((k >> shift) & 0x3ff) as usize;
+            let mut start = [0usize; 1025];
+            for &k in &keys {
+                start[digit(k) + 1] += 1;
+            }
+            for d in 0..1024 {
+                start[d + 1] += start[d];
+            }
+            for &k in &keys {
+                spare[start[digit(k)]] = k;
+                start[digit(k)] += 1;
+            }
+            std::mem::swap(&mut keys, &mut spare);
         }
+        let mut ids = ids;
+        for (id, k) in ids.iter_mut().zip(&keys) {
+            *id = *k as u32;
+        }
+        Ok(ids)
     }
-    Ok((out, start))
 }
 
-/// The triangles sorted along a Morton (Z-order) curve through their centroids, 10 bits an axis.
-fn morton_order(axes: [&[f32]; 3], triangles: &[[u32; 3]]) -> Result<Vec<u32>> {
-    let centroid = |t: &[u32; 3]| {
-        t.iter().fold(Vec3::ZERO, |c, &v| {
-            let v = v as usize;
-            c + Vec3::new(axes[0][v], axes[1][v], axes[2][v])
-        }) / 3.0
-    };
-    let (lo, hi) = triangles
-        .iter()
-        .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), t| {
-            let c = centroid(t);
-            (lo.min(c), hi.max(c))
-        });
-    let scale = 1023.0 / (hi - lo).max(Vec3::splat(f32::MIN_POSITIVE));
-    let mut keys = filled(triangles.len(), 0u64, "blocks")?;
-    for (i, (key, t)) in keys.iter_mut().zip(triangles).enumerate() {
-        let q = ((centroid(t) - lo) * scale).clamp(Vec3::ZERO, Vec3::splat(1023.0));
-        let code = spread(q.x as u32) | spread(q.y as u32) << 1 | spread(q.z as u32) << 2;
-        *key = u64::from(code) << 32 | i as u64;
-    }
-    keys.sort_unstable();
-    Ok(keys.into_iter().map(|k| k as u32).collect())
+fn centroid(axes: [&[f32]; 3], t: &[u32; 3]) -> Vec3 {
+    t.iter().fold(Vec3::ZERO, |c, &v| {
+        let v = v as usize;
+        c + Vec3::new(axes[0][v], axes[1][v], axes[2][v])
+    }) / 3.0
 }
 
 /// The 10 low bits of `x` spread to every third bit.
@@ -378,10 +615,10 @@ fn spread(x: u32) -> u32 {
 }
 
 /// A vector of `n` copies of `value`, or an out-of-memory error.
-fn filled<T: Clone>(n: usize, value: T, what: &str) -> Result<Vec<T>> {
+fn filled<T: Clone>(n: usize, value: T) -> Result<Vec<T>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n)
-        .map_err(|_| Error::out_of_memory(what))?;
+        .map_err(|_| Error::out_of_memory("blocks"))?;
     v.resize(n, value);
     Ok(v)
 }
@@ -389,6 +626,7 @@ fn filled<T: Clone>(n: usize, value: T, what: &str) -> Result<Vec<T>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::haptic::view::Interleaved;
 
     /// A grid of `width × height` vertices in the plane z = 0, two triangles a cell, in row order.
     fn grid(width: usize, height: usize) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
@@ -419,17 +657,24 @@ mod tests {
         Blocks::new([&c[0], &c[1], &c[2]], t).unwrap()
     }
 
-    /// Every triangle is in exactly one block, and its corners lie in that block's box.
+    /// Every triangle is in exactly one block (the one `block_of` names), its local corners name its own, and
+    /// its corners lie in that block's box grown by its slack.
     fn check(blocks: &Blocks, p: &[[f32; 3]], t: &[[u32; 3]]) {
         let mut seen = vec![0; t.len()];
         for b in 0..blocks.len() {
             let (lo, hi) = blocks.boxes.get(b);
             let (lo, hi) = (lo - blocks.slack_of(b), hi + blocks.slack_of(b));
-            for &i in blocks.triangles_of(b) {
+            let triangles = blocks
+                .triangles_of(b)
+                .iter()
+                .zip(blocks.local_corners_of(b));
+            for (&i, local) in triangles {
                 seen[i as usize] += 1;
-                let k = blocks.triangles_of(b).iter().position(|&j| j == i).unwrap();
-                let local = blocks.local_corners_of(b)[k].map(|l| blocks.corners_of(b)[l as usize]);
-                assert_eq!(local, t[i as usize]);
+                assert_eq!(blocks.block_of[i as usize] as usize, b);
+                assert_eq!(
+                    local.map(|l| blocks.corners_of(b)[l as usize]),
+                    t[i as usize]
+                );
                 for &v in &t[i as usize] {
                     let q = Vec3::from(p[v as usize]);
                     assert!(
@@ -455,7 +700,7 @@ mod tests {
             })
             .fold(0.0f32, f32::max);
         assert!(widest <= 8.0, "a block {widest} wide");
-        // The same grid in a scrambled order: the same blocks, up to ids.
+        // The same grid in a scrambled order: the same boxes.
         let n = p.len();
         let perm: Vec<usize> = (0..n).map(|i| i * 7919 % n).collect();
         let mut inverse = vec![0u32; n];
@@ -495,7 +740,7 @@ mod tests {
                 v[2] += 0.01;
             }
             let before = blocks.cursor;
-            blocks.moved(0.01, &crate::haptic::view::Interleaved(&p), true);
+            blocks.moved(0.01, &Interleaved(&p), true);
             let recomputed = (blocks.cursor + n - before) % n;
             assert!(
                 recomputed < n / 4,
@@ -512,8 +757,59 @@ mod tests {
         for v in p.iter_mut() {
             v[2] = v[0] * 0.5 - v[1];
         }
-        blocks.moved(30.0, &crate::haptic::view::Interleaved(&p), true);
+        blocks.moved(30.0, &Interleaved(&p), true);
         assert!((0..n).all(|b| blocks.slack_of(b) == 0.0));
         check(&blocks, &p, &t);
+    }
+
+    fn changed(old: &[[u32; 3]], new: &[[u32; 3]]) -> Vec<u32> {
+        (0..old.len().min(new.len()) as u32)
+            .filter(|&t| old[t as usize] != new[t as usize])
+            .collect()
+    }
+
+    #[test]
+    fn cuts_move_what_they_change_and_remake_past_a_share() {
+        let (p, t) = grid(60, 60);
+        let c = columns(&p);
+        let axes = [&c[0][..], &c[1][..], &c[2][..]];
+        let mut blocks = Blocks::new(axes, &t).unwrap();
+        let made = blocks.len();
+        // A local cut the way SOFA makes one: a few triangles removed, the last ones moved into their slots.
+        let mut cut = t.clone();
+        for slot in [1000usize, 1001, 1040, 2200] {
+            let last = cut.pop().unwrap();
+            cut[slot] = last;
+        }
+        blocks
+            .set_triangles(t.len(), &cut, changed(&t, &cut), axes)
+            .unwrap();
+        check(&blocks, &p, &cut);
+        assert_eq!(
+            blocks.len(),
+            made + 1,
+            "the changed triangles make one new block"
+        );
+        // Triangles added back, and one corner changed.
+        let mut grown = cut.clone();
+        grown.extend_from_slice(&t[cut.len()..]);
+        grown[5][2] = 3000;
+        blocks
+            .set_triangles(cut.len(), &grown, changed(&cut, &grown), axes)
+            .unwrap();
+        check(&blocks, &p, &grown);
+        // A partial update after cuts finds the blocks using the vertex.
+        let mut q = p.clone();
+        q[3000] = [-40.0, 7.0, 2.0];
+        let d = columns(&q);
+        blocks.refresh(3000..3001, &Columns([&d[0], &d[1], &d[2]]));
+        check(&blocks, &q, &grown);
+        // Half the triangles changed: the blocks are made anew.
+        let half: Vec<[u32; 3]> = grown.iter().rev().copied().collect();
+        let axes = [&d[0][..], &d[1][..], &d[2][..]];
+        blocks
+            .set_triangles(grown.len(), &half, changed(&grown, &half), axes)
+            .unwrap();
+        assert_eq!(blocks, blocks_of(&q, &half));
     }
 }

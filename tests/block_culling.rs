@@ -141,6 +141,63 @@ fn a_cut_answers_as_the_reference_and_a_fresh_mesh() {
     }
 }
 
+#[test]
+fn a_cut_adding_vertices_answers_as_the_reference() {
+    let (p, t) = sheet(70);
+    // A slit along y = 5 from x = 3 to 6: the vertices on it are doubled, the triangles above it take the
+    // copies, which move 0.4 along y (the slit opens), and one flap reaches far from the sheet.
+    let side = 70;
+    let row = (5.0 / (10.0 / (side - 1) as f32)).round() as usize;
+    // The whole sheet also moves up 3: every kept block's box must follow.
+    let mut q: Vec<[f32; 3]> = p.iter().map(|v| [v[0], v[1], v[2] + 3.0]).collect();
+    let mut copy = vec![u32::MAX; p.len()];
+    for c in 0..side {
+        let v = row * side + c;
+        if (3.0..=6.0).contains(&p[v][0]) {
+            copy[v] = q.len() as u32;
+            q.push([p[v][0], p[v][1] + 0.4, p[v][2] + 3.0]);
+        }
+    }
+    let u: Vec<[u32; 3]> = t
+        .iter()
+        .map(|tri| {
+            let above = tri
+                .iter()
+                .any(|&v| p[v as usize][1] > p[row * side][1] + 1e-3);
+            tri.map(|v| {
+                if above && copy[v as usize] != u32::MAX {
+                    copy[v as usize]
+                } else {
+                    v
+                }
+            })
+        })
+        .collect();
+    let mut u = u;
+    let far = q.len() as u32;
+    q.push([13.0, 12.0, 2.0]);
+    u.push([0, 1, far]);
+    for backend in common::backends() {
+        let ctx = common::context(backend, 2);
+        let mesh = ctx.create_mesh(&p, &t).unwrap();
+        let mut results = ctx.create_results();
+        ctx.set_topology(mesh, &q, &u).unwrap();
+        let mut hits = 0;
+        for (x, y) in [(4.5, 5.2), (4.5, 4.9), (1.0, 8.0)] {
+            hits += check_all(&ctx, mesh, &q, &u, tool_at(x, y, 2.9, 0.3), &mut results);
+        }
+        hits += check_all(
+            &ctx,
+            mesh,
+            &q,
+            &u,
+            tool_at(12.8, 11.8, 1.8, 0.3),
+            &mut results,
+        );
+        assert!(hits > 20, "{backend:?}: {hits} hits");
+    }
+}
+
 /// `p`, `t` with vertices and triangles in a random order; returns them and each new triangle's old id.
 fn shuffled(
     p: &[[f32; 3]],

@@ -120,6 +120,30 @@ impl ClipVolume {
         })
     }
 
+    /// The world box of a volume of three bounded slabs with orthonormal normals (a box in its own frame, as
+    /// every static volume is); `None` for other volumes.
+    pub fn world_box(&self) -> Option<(Vec3, Vec3)> {
+        let slabs = self.slabs();
+        let orthonormal = slabs.len() == 3
+            && slabs.iter().all(|s| s.lo.is_finite() && s.hi.is_finite())
+            && (0..3).all(|i| {
+                (0..3).all(|j| {
+                    let d = slabs[i].normal.dot(slabs[j].normal);
+                    (d - if i == j { 1.0 } else { 0.0 }).abs() < 1e-5
+                })
+            });
+        if !orthonormal {
+            return None;
+        }
+        let (center, half) = slabs.iter().fold((Vec3::ZERO, Vec3::ZERO), |(c, h), s| {
+            (
+                c + s.normal * (0.5 * (s.lo + s.hi)),
+                h + s.normal.abs() * (0.5 * (s.hi - s.lo)),
+            )
+        });
+        Some((center - half, center + half))
+    }
+
     /// True when `p` lies inside (boundary included).
     pub fn contains(&self, p: Vec3) -> bool {
         self.outcode(p) == 0

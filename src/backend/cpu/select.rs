@@ -58,19 +58,25 @@ pub(super) fn select_blocks(
     }
 }
 
-/// Where a capsule's triangles can be: the box of its axis (or swept triangle) grown by its radius, and by a
-/// margin far above the exact distance test's rounding, so that a triangle outside it fails that test anyway.
-/// `None` for frustums, which the clip planes alone decide.
+/// Where a hit triangle can be: for a capsule, the box of its axis (or swept triangle) grown by its radius; for
+/// a static frustum, the world box of its box. Both are grown by a margin far above the rounding of the exact
+/// tests, so that a triangle outside fails them anyway. `None` for a dynamic frustum, which its planes decide.
 fn reach(volume: &ToolVolume) -> Option<(Vec3, Vec3)> {
-    if volume.kind != VolumeKind::Capsule {
-        return None;
-    }
-    let (lo, hi) = match volume.shape {
-        SweptShape::Segment(a, b) => (a.min(b), a.max(b)),
-        SweptShape::Triangle(a, b, c) => (a.min(b).min(c), a.max(b).max(c)),
+    let (lo, hi, grow) = match volume.kind {
+        VolumeKind::Capsule => {
+            let (lo, hi) = match volume.shape {
+                SweptShape::Segment(a, b) => (a.min(b), a.max(b)),
+                SweptShape::Triangle(a, b, c) => (a.min(b).min(c), a.max(b).max(c)),
+            };
+            (lo, hi, volume.radius * (1.0 + 1e-3))
+        }
+        VolumeKind::Frustum => {
+            let (lo, hi) = volume.clip.world_box()?;
+            (lo, hi, 0.0)
+        }
     };
     let scale = lo.abs().max(hi.abs()).max_element() + volume.radius;
-    let grow = Vec3::splat(volume.radius * (1.0 + 1e-3) + 1e-4 * scale);
+    let grow = Vec3::splat(grow + 1e-4 * scale);
     Some((lo - grow, hi + grow))
 }
 
