@@ -63,6 +63,17 @@ impl BoxColumns {
         }
     }
 
+    /// The lower and upper corners' columns of boxes `range`.
+    pub(crate) fn columns(&self, range: Range<usize>) -> ([&[f32]; 3], [&[f32]; 3]) {
+        let [lx, ly, lz] = &self.lo;
+        let [hx, hy, hz] = &self.hi;
+        let r = range;
+        (
+            [&lx[r.clone()], &ly[r.clone()], &lz[r.clone()]],
+            [&hx[r.clone()], &hy[r.clone()], &hz[r]],
+        )
+    }
+
     /// Box `i`.
     #[inline]
     pub(crate) fn get(&self, i: usize) -> (Vec3, Vec3) {
@@ -353,6 +364,12 @@ impl Blocks {
     /// its block's triangles (an empty block's is empty).
     pub fn boxes(&self) -> &BoxColumns {
         &self.boxes
+    }
+
+    /// What [`Blocks::slack_of`] computes the slack of blocks `range` from: when each box was computed, and
+    /// the travel since the blocks were made.
+    pub(crate) fn slack_columns(&self, range: Range<usize>) -> (&[f64], f64) {
+        (&self.computed_at[range], self.travel)
     }
 
     /// How far block `b`'s box may be behind the positions (rounded up, with room for the rounding of the box

@@ -21,12 +21,12 @@ use rayon::prelude::*;
 /// Meshes with fewer triangles than this are answered on the calling thread: below it the fork-join and the
 /// merge cost more than a second thread saves (docs/tuning.md).
 pub const PARALLEL_MIN_TRIANGLES: usize = 131_072;
-/// Blocks per parallel work item.
-const BLOCK_CHUNK: usize = 512;
 
 /// Buffers reused across runs.
 #[derive(Debug, Default)]
 pub struct CpuScratch {
+    /// The blocks a query's volume does not reject.
+    survivors: Vec<u32>,
     chunks: Vec<QueryOutput>,
     /// Hits and polygons while they are put in triangle order.
     sorting: select::SortScratch,
@@ -153,7 +153,8 @@ impl CpuBackend {
     }
 }
 
-/// One query against one mesh, its blocks split over `pool` when the mesh is large.
+/// One query against one mesh: the blocks' boxes are tested, then the surviving blocks' triangles, split over
+/// `pool` when the mesh is large (the survivors, not the mesh, are split: they cluster where the tool is).
 fn run_query(
     mesh: &Mesh,
     q: &PreparedQuery,
@@ -162,27 +163,35 @@ fn run_query(
     pool: Option<&rayon::ThreadPool>,
 ) {
     out.mesh_version = mesh.version();
-    let (volume, blocks) = (&q.volume, mesh.blocks().len());
-    let pool = pool.filter(|_| mesh.triangle_count() >= PARALLEL_MIN_TRIANGLES);
+    let volume = &q.volume;
+    let survivors = &mut scratch.survivors;
+    survivors.clear();
+    select::surviving_blocks(mesh, 0..mesh.blocks().len(), volume, survivors);
+    let pool = pool.filter(|p| {
+        mesh.triangle_count() >= PARALLEL_MIN_TRIANGLES
+            && survivors.len() >= 2 * p.current_num_threads()
+    });
     let Some(pool) = pool else {
-        select::select_blocks(mesh, 0..blocks, volume, q.hits_only, out);
+        select::select_blocks(mesh, survivors, volume, q.hits_only, out);
         select::sort_by_triangle(out, &mut scratch.sorting);
         return;
     };
-    let chunk_count = blocks.div_ceil(BLOCK_CHUNK);
+    // A few items per thread, so one dense cluster of hits does not leave the others idle.
+    let per_item = survivors.len().div_ceil(4 * pool.current_num_threads());
+    let chunk_count = survivors.len().div_ceil(per_item);
     if scratch.chunks.len() < chunk_count {
         scratch
             .chunks
             .resize_with(chunk_count, QueryOutput::default);
     }
+    let survivors = &scratch.survivors;
     pool.install(|| {
         scratch.chunks[..chunk_count]
             .par_iter_mut()
-            .enumerate()
-            .for_each(|(c, chunk)| {
+            .zip(survivors.par_chunks(per_item))
+            .for_each(|(chunk, blocks)| {
                 chunk.clear();
-                let range = c * BLOCK_CHUNK..((c + 1) * BLOCK_CHUNK).min(blocks);
-                select::select_blocks(mesh, range, volume, q.hits_only, chunk);
+                select::select_blocks(mesh, blocks, volume, q.hits_only, chunk);
             });
     });
     for chunk in &scratch.chunks[..chunk_count] {

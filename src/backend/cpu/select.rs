@@ -1,5 +1,6 @@
 //! Pass 2 of the CPU clip-select: per triangle, trivial reject / accept / clip, then the contact data.
 
+use crate::geometry::clip_volume::Slab;
 use crate::geometry::closest::{Closest, PreparedTriangle, segment_prepared, triangle_prepared};
 use crate::geometry::mesh_side::mesh_side;
 use crate::geometry::time_of_impact::time_of_impact_prepared;
@@ -9,35 +10,109 @@ use crate::mesh_blocks::BLOCK;
 use crate::query::Hit;
 use crate::query::QueryOutput;
 use glam::Vec3;
+use multiversion::multiversion;
 use std::ops::Range;
 
-/// Tests the triangles of the blocks `blocks` whose boxes the volume does not reject, appending their hits to
-/// `out` in block order (see [`sort_by_triangle`]). Only the surviving blocks' corners get outcodes.
-pub(super) fn select_blocks(
+/// Appends to `out` the blocks of `blocks` whose boxes (grown by their slack) the volume does not reject.
+pub(super) fn surviving_blocks(
     mesh: &Mesh,
     blocks: Range<usize>,
+    volume: &ToolVolume,
+    out: &mut Vec<u32>,
+) {
+    let all = mesh.blocks();
+    let reach = reach(volume).unwrap_or((Vec3::NEG_INFINITY, Vec3::INFINITY));
+    let mut keep = [false; SCAN];
+    for start in blocks.clone().step_by(SCAN) {
+        let n = SCAN.min(blocks.end - start);
+        let (lo, hi) = all.boxes().columns(start..start + n);
+        let slack = all.slack_columns(start..start + n);
+        scan_boxes(lo, hi, slack, volume.clip.slabs(), reach, &mut keep[..n]);
+        out.extend((0..n).filter(|&k| keep[k]).map(|k| (start + k) as u32));
+    }
+}
+
+/// Blocks whose boxes are tested in one vectorized run.
+const SCAN: usize = 256;
+
+/// `keep[k]`: box k (`lo`, `hi` columns grown by `slack`, as [`Blocks::slack_of`] computes it) is not beyond
+/// one of `slabs` and meets `reach`. The planes' products and sums in [`ClipVolume::rejects_box`]'s order, so
+/// the test is as exact as the outcodes.
+fn scan_boxes(
+    lo: [&[f32]; 3],
+    hi: [&[f32]; 3],
+    slack: (&[f64], f64),
+    slabs: &[Slab],
+    reach: (Vec3, Vec3),
+    keep: &mut [bool],
+) {
+    match slabs.len() {
+        3 => scan_boxes_n::<3>(lo, hi, slack, slabs.try_into().unwrap(), reach, keep),
+        4 => scan_boxes_n::<4>(lo, hi, slack, slabs.try_into().unwrap(), reach, keep),
+        _ => {
+            // No volume has fewer slabs; a box test that keeps everything is still correct.
+            keep.fill(true);
+        }
+    }
+}
+
+/// [`scan_boxes`] with the slab count known at compile time, branch-free, so the loop vectorizes.
+#[multiversion(targets("x86_64+avx512f+avx512vl", "x86_64+avx2", "aarch64+neon"))]
+fn scan_boxes_n<const N: usize>(
+    lo: [&[f32]; 3],
+    hi: [&[f32]; 3],
+    slack: (&[f64], f64),
+    slabs: &[Slab; N],
+    reach: (Vec3, Vec3),
+    keep: &mut [bool],
+) {
+    let n = keep.len();
+    let (computed_at, travel) = slack;
+    let [lx, ly, lz] = lo.map(|c| &c[..n]);
+    let [hx, hy, hz] = hi.map(|c| &c[..n]);
+    let computed_at = &computed_at[..n];
+    // Per plane and axis, whether the box's upper side maximizes the plane's product.
+    let up = slabs.map(|s| [s.normal.x >= 0.0, s.normal.y >= 0.0, s.normal.z >= 0.0]);
+    for k in 0..n {
+        let s = ((travel - computed_at[k]) as f32) * (1.0 + 1e-5);
+        let l = [lx[k] - s, ly[k] - s, lz[k] - s];
+        let h = [hx[k] + s, hy[k] + s, hz[k] + s];
+        let mut ok = (h[0] >= reach.0.x)
+            & (h[1] >= reach.0.y)
+            & (h[2] >= reach.0.z)
+            & (l[0] <= reach.1.x)
+            & (l[1] <= reach.1.y)
+            & (l[2] <= reach.1.z);
+        for (slab, up) in slabs.iter().zip(&up) {
+            let m = slab.normal;
+            let corner = |i: usize, upper: bool| if up[i] == upper { h[i] } else { l[i] };
+            let high = m.x * corner(0, true) + m.y * corner(1, true) + m.z * corner(2, true);
+            let low = m.x * corner(0, false) + m.y * corner(1, false) + m.z * corner(2, false);
+            ok &= (high >= slab.lo) & (low <= slab.hi);
+        }
+        keep[k] = ok;
+    }
+}
+
+/// Tests the triangles of `blocks`, appending their hits to `out` in block order (see [`sort_by_triangle`]):
+/// each block's corners get their outcodes, and its triangles the AND reject and the exact tests.
+pub(super) fn select_blocks(
+    mesh: &Mesh,
+    blocks: &[u32],
     volume: &ToolVolume,
     hits_only: bool,
     out: &mut QueryOutput,
 ) {
     let tool = ToolShape::of(volume);
-    let all = mesh.blocks();
-    let (clip, reach) = (&volume.clip, reach(volume));
+    let (all, clip) = (mesh.blocks(), &volume.clip);
     let mut codes = [0u8; 3 * BLOCK];
     let (mut xs, mut ys, mut zs) = (
         [0.0f32; 3 * BLOCK],
         [0.0f32; 3 * BLOCK],
         [0.0f32; 3 * BLOCK],
     );
-    for b in blocks {
-        let (lo, hi) = all.boxes().get(b);
-        let slack = all.slack_of(b);
-        let (lo, hi) = (lo - slack, hi + slack);
-        if reach.is_some_and(|(rlo, rhi)| hi.cmplt(rlo).any() || lo.cmpgt(rhi).any())
-            || clip.rejects_box(lo, hi)
-        {
-            continue;
-        }
+    for &b in blocks {
+        let b = b as usize;
         // The corners gathered into columns, so their outcodes take the vectorized path.
         let corners = all.corners_of(b);
         for (k, &v) in corners.iter().enumerate() {
@@ -232,4 +307,76 @@ fn contact_normal(c: &Closest, face_normal: Vec3, volume: &ToolVolume) -> Vec3 {
     }
     let n = face_normal.normalize();
     if n.dot(push) < 0.0 { -n } else { n }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Tool;
+
+    /// The vectorized scan keeps exactly the boxes `ClipVolume::rejects_box` keeps (with no reach and no slack),
+    /// and every box holding a point inside the volume.
+    #[test]
+    fn the_scan_agrees_with_the_box_test() {
+        let mut seed = 0x9e37_79b9_u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            (seed as f32 / u32::MAX as f32) * 8.0 - 4.0
+        };
+        for round in 0..200 {
+            let tool = Tool {
+                entry: Vec3::new(next(), next(), next()) * 2.0,
+                tip: Vec3::new(next(), next(), next()),
+                radius: 0.1 + next().abs() * 0.2,
+                up: Vec3::Z,
+            };
+            let kind = [VolumeKind::Capsule, VolumeKind::Frustum][round % 2];
+            let volume = if round % 4 < 2 {
+                ToolVolume::new_static(&tool, kind)
+            } else {
+                ToolVolume::new_dynamic(
+                    &tool,
+                    tool.tip + Vec3::new(next(), next(), 0.0) * 0.3,
+                    kind,
+                )
+            };
+            let boxes: Vec<(Vec3, Vec3)> = (0..SCAN)
+                .map(|_| {
+                    let c = Vec3::new(next(), next(), next());
+                    let h = Vec3::new(next(), next(), next()).abs() * 0.2;
+                    (c - h, c + h)
+                })
+                .collect();
+            let column =
+                |f: &dyn Fn(&(Vec3, Vec3)) -> f32| boxes.iter().map(f).collect::<Vec<f32>>();
+            let lo = [column(&|b| b.0.x), column(&|b| b.0.y), column(&|b| b.0.z)];
+            let hi = [column(&|b| b.1.x), column(&|b| b.1.y), column(&|b| b.1.z)];
+            let computed_at = vec![0.0f64; SCAN];
+            let mut keep = [false; SCAN];
+            let everywhere = (Vec3::NEG_INFINITY, Vec3::INFINITY);
+            scan_boxes(
+                [&lo[0], &lo[1], &lo[2]],
+                [&hi[0], &hi[1], &hi[2]],
+                (&computed_at, 0.0),
+                volume.clip.slabs(),
+                everywhere,
+                &mut keep,
+            );
+            for (k, &(l, h)) in boxes.iter().enumerate() {
+                assert_eq!(
+                    keep[k],
+                    !volume.clip.rejects_box(l, h),
+                    "round {round}, box {k}"
+                );
+                if volume.clip.contains((l + h) / 2.0) {
+                    assert!(
+                        keep[k],
+                        "round {round}: box {k} holds a point inside the volume"
+                    );
+                }
+            }
+        }
+    }
 }
