@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates docs/benchmarks/ from full benchmark runs:
-# `scripts/bench-docs.sh [clip-select] [gpu] [ccd] [haptic] [mujoco]` (the first four when none is named). Each bench writes what it prints to target/benchmarks/<name>.md (clip-select
+# `scripts/bench-docs.sh [clip-select] [gpu] [ccd] [haptic] [mujoco]` (the first four when none is named).
+# Each bench writes what it prints to target/benchmarks/<name>.md (clip-select
 # also its plot, clip-select.svg); this script runs `cargo bench --bench <bench>` and writes
 # docs/benchmarks/<name>.md: a header (what the bench measures, from its module doc; the date, the trocar
 # version and commit measured) followed by that output verbatim. Stops at the first bench that fails.
@@ -17,7 +18,8 @@ declare -A BENCH=([clip-select]=clip_select [gpu]=gpu_backend [ccd]=ccd [haptic]
 declare -A SOURCE=([clip_select]=peers/benches/clip_select.rs [step_bench]=integrations/mujoco/bench/step_bench.py)
 declare -A TITLE=([clip-select]="Clip-select queries" [gpu]="GPU backend" [ccd]="Continuous collision detection"
     [haptic]="Haptic tracker" [mujoco]="MuJoCo plugin")
-MUJOCO_PYTHON="${CARGO_TARGET_DIR:-target}/mujoco/venv/bin/python"
+# Where integrations/mujoco/run-tests.sh leaves its venv (target/ in the checkout, whatever CARGO_TARGET_DIR).
+MUJOCO_PYTHON=target/mujoco/venv/bin/python
 OUT="${TROCAR_BENCH_FROM:-${CARGO_TARGET_DIR:-target}/benchmarks}"
 DOCS=docs/benchmarks
 # The last hardware-GPU run, kept by hand (this script does not regenerate it).

@@ -166,7 +166,7 @@ impl Mesh {
         let measured = (self.haptic.in_use().is_some(), whole);
         self.motion.begin_update();
         // An update of every vertex on a fresh step: the current arrays become the step's start positions.
-        let exchanged = range == (0..self.vertex_count())
+        let exchanged = whole
             && self
                 .motion
                 .take_whole([&mut self.xs, &mut self.ys, &mut self.zs]);
@@ -212,7 +212,7 @@ impl Mesh {
             mirror.write_moved(range.start, positions, moves.square.sqrt(), parallel);
             // A whole write refits from the caller's interleaved positions: one cache line a vertex.
             let travel = mirror.travel();
-            if range.len() == self.xs.len() {
+            if whole {
                 let pos = Interleaved(positions);
                 HapticView::refit(&topology, &pos, range.clone(), travel, parallel);
             } else {
@@ -229,18 +229,8 @@ impl Mesh {
         check_triangles(triangles, self.vertex_count())?;
         let mut fresh = Vec::new();
         reserve(&mut fresh, triangles.len(), "triangles")?;
-        // Copied and compared with the old list in one pass: the blocks follow the slots that changed.
-        let mut changed = Vec::new();
-        for (slot, (&new, old)) in triangles.iter().zip(&self.triangles).enumerate() {
-            fresh.push(new);
-            if new != *old {
-                changed
-                    .try_reserve(1)
-                    .map_err(|_| Error::out_of_memory("triangles"))?;
-                changed.push(slot as u32);
-            }
-        }
-        fresh.extend_from_slice(&triangles[fresh.len()..]);
+        fresh.extend_from_slice(triangles);
+        let changed = changed_slots(&self.triangles, triangles)?;
         // Built before anything changes, so running out of memory here leaves the mesh as it was; the blocks
         // last, as they change only if they can follow the whole cut.
         let topology = match self.haptic.in_use() {
@@ -281,10 +271,7 @@ impl Mesh {
         };
         // The blocks last, as they change only if they can follow the whole change: a cut that keeps the
         // vertex ids changes only the blocks of the triangles it changed (their boxes all recomputed).
-        let changed = (triangles.iter().zip(&self.triangles).enumerate())
-            .filter(|(_, (new, old))| new != old)
-            .map(|(slot, _)| slot as u32);
-        let changed = try_collect(changed)?;
+        let changed = changed_slots(&self.triangles, triangles)?;
         let axes = [&fresh.xs[..], &fresh.ys[..], &fresh.zs[..]];
         self.blocks
             .set_topology(self.triangles.len(), triangles, changed, axes)?;
@@ -323,15 +310,18 @@ impl Mesh {
     }
 }
 
-/// The items of `items`, or an out-of-memory error.
-fn try_collect(items: impl Iterator<Item = u32>) -> Result<Vec<u32>> {
-    let mut out = Vec::new();
-    for item in items {
-        out.try_reserve(1)
-            .map_err(|_| Error::out_of_memory("triangles"))?;
-        out.push(item);
+/// The slots both lists have whose triangles differ, ascending (what the blocks of a cut follow).
+fn changed_slots(old: &[[u32; 3]], new: &[[u32; 3]]) -> Result<Vec<u32>> {
+    let mut changed = Vec::new();
+    for (slot, (a, b)) in old.iter().zip(new).enumerate() {
+        if a != b {
+            changed
+                .try_reserve(1)
+                .map_err(|_| Error::out_of_memory("triangles"))?;
+            changed.push(slot as u32);
+        }
     }
-    Ok(out)
+    Ok(changed)
 }
 
 fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> Result<()> {

@@ -185,11 +185,7 @@ impl Blocks {
         blocks.reserve(count, triangles.len())?;
         let mut stamps = Stamps::new(axes[0].len())?;
         for ids in sorted.chunks(BLOCK) {
-            let span = blocks.list(ids, triangles, &mut stamps);
-            blocks.block_of_all(ids, blocks.spans.len());
-            blocks.spans.push(span);
-            blocks.boxes.push();
-            blocks.computed_at.push(0.0);
+            blocks.push_block(ids, triangles, &mut stamps);
         }
         blocks.refresh_all(&Columns(axes), false);
         Ok(blocks)
@@ -251,11 +247,7 @@ impl Blocks {
             self.spans[b] = self.list(&remaining, new, &mut stamps);
         }
         for ids in sorted.chunks(BLOCK) {
-            let span = self.list(ids, new, &mut stamps);
-            self.block_of_all(ids, self.spans.len());
-            self.spans.push(span);
-            self.boxes.push();
-            self.computed_at.push(self.travel);
+            self.push_block(ids, new, &mut stamps);
         }
         self.recut += sorted.len() + gone.len();
         self.users = None;
@@ -289,7 +281,6 @@ impl Blocks {
             self.vertex_count = vertices;
             return Err(e);
         }
-        self.users = None;
         self.refresh_all(&Columns(axes), false);
         Ok(())
     }
@@ -322,10 +313,16 @@ impl Blocks {
         }
     }
 
-    fn block_of_all(&mut self, ids: &[u32], b: usize) {
+    /// Appends a block of the triangles `ids` (of `triangles`; room reserved), its box to be computed.
+    fn push_block(&mut self, ids: &[u32], triangles: &[[u32; 3]], stamps: &mut Stamps) {
+        let b = self.spans.len() as u32;
         for &t in ids {
-            self.block_of[t as usize] = b as u32;
+            self.block_of[t as usize] = b;
         }
+        let span = self.list(ids, triangles, stamps);
+        self.spans.push(span);
+        self.boxes.push();
+        self.computed_at.push(self.travel);
     }
 
     /// Number of blocks.
@@ -376,7 +373,7 @@ impl Blocks {
     /// grown by it).
     #[inline]
     pub fn slack_of(&self, b: usize) -> f32 {
-        ((self.travel - self.computed_at[b]) as f32) * (1.0 + 1e-5)
+        slack(self.travel, self.computed_at[b])
     }
 
     /// Follows an update of every vertex (`positions`, the whole mesh's) whose largest move along an axis was
@@ -620,6 +617,13 @@ fn centroid(axes: [&[f32]; 3], t: &[u32; 3]) -> Vec3 {
         let v = v as usize;
         c + Vec3::new(axes[0][v], axes[1][v], axes[2][v])
     }) / 3.0
+}
+
+/// How far a box computed at `computed_at` may be behind at `travel`, rounded up (with room for the rounding
+/// of the box grown by it).
+#[inline]
+pub(crate) fn slack(travel: f64, computed_at: f64) -> f32 {
+    ((travel - computed_at) as f32) * (1.0 + 1e-5)
 }
 
 /// The 10 low bits of `x` spread to every third bit.

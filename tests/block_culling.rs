@@ -11,25 +11,9 @@ use common::agreement::check_query;
 use glam::Vec3;
 use trocar::{Context, MeshId, Query, Results, Tool, VolumeKind};
 
-/// A wavy sheet of `side` × `side` vertices over [0, 10]², two triangles per cell, in row order.
+/// The wavy sheet these tests cull, in row order.
 fn sheet(side: usize) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
-    let step = 10.0 / (side - 1) as f32;
-    let positions = (0..side * side)
-        .map(|i| {
-            let (x, y) = ((i % side) as f32 * step, (i / side) as f32 * step);
-            [x, y, 0.3 * (x * 1.3).sin() * (y * 0.7).cos()]
-        })
-        .collect();
-    let mut triangles = Vec::new();
-    for r in 0..side - 1 {
-        for c in 0..side - 1 {
-            let v = (r * side + c) as u32;
-            let s = side as u32;
-            triangles.push([v, v + 1, v + s + 1]);
-            triangles.push([v, v + s + 1, v + s]);
-        }
-    }
-    (positions, triangles)
+    common::wavy_sheet(side, 0.3)
 }
 
 /// A vertical tool at (x, y) reaching down to `depth`, and a dynamic variant moving sideways.
@@ -259,35 +243,29 @@ fn a_shuffled_mesh_answers_as_the_ordered_one() {
             ctx.query(&[query(ordered)], &mut a).unwrap();
             ctx.query(&[query(mixed)], &mut b).unwrap();
             // The same records under the caller's ids, each with its own polygon.
-            let mut mapped: Vec<_> = b
-                .hits(0)
-                .unwrap()
-                .iter()
-                .map(|h| {
-                    let first = h.feedback_first as usize;
-                    let polygon =
-                        b.feedback(0).unwrap()[first..first + h.feedback_count as usize].to_vec();
-                    (old_ids[h.triangle as usize], polygon)
-                })
-                .collect();
+            let mut mapped = triangles_and_polygons(&b, |t| old_ids[t as usize]);
             mapped.sort_by_key(|m| m.0);
-            let want: Vec<_> = a
-                .hits(0)
-                .unwrap()
-                .iter()
-                .map(|h| {
-                    let first = h.feedback_first as usize;
-                    let polygon =
-                        a.feedback(0).unwrap()[first..first + h.feedback_count as usize].to_vec();
-                    (h.triangle, polygon)
-                })
-                .collect();
+            let want = triangles_and_polygons(&a, |t| t);
             assert_eq!(mapped, want, "{backend:?}: query {k}");
             compared += want.len();
             check_query(&ctx, mixed, &q, &u, &tool, motion, volume, &mut b);
         }
         assert!(compared > 200, "{backend:?}: {compared} hits compared");
     }
+}
+
+/// Query 0's hits as (triangle id under `id`, feedback polygon).
+fn triangles_and_polygons(results: &Results, id: impl Fn(u32) -> u32) -> Vec<(u32, Vec<[f32; 3]>)> {
+    let feedback = results.feedback(0).unwrap();
+    let hits = results.hits(0).unwrap().iter();
+    hits.map(|h| {
+        let first = h.feedback_first as usize;
+        (
+            id(h.triangle),
+            feedback[first..first + h.feedback_count as usize].to_vec(),
+        )
+    })
+    .collect()
 }
 
 /// A closed tube of `around` × `along` vertices, radius 1, along z from 0 to 10.

@@ -7,25 +7,9 @@ mod common;
 use glam::Vec3;
 use trocar::{Context, ErrorKind, MeshId, Query, Tool, VolumeKind};
 
-/// A wavy sheet of `side` × `side` vertices over [0, 10]², two triangles per cell.
+/// The wavy sheet these tests move.
 fn sheet(side: usize) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
-    let step = 10.0 / (side - 1) as f32;
-    let positions = (0..side * side)
-        .map(|i| {
-            let (x, y) = ((i % side) as f32 * step, (i / side) as f32 * step);
-            [x, y, 0.2 * (x * 1.3).sin() * (y * 0.7).cos()]
-        })
-        .collect();
-    let mut triangles = Vec::new();
-    for r in 0..side - 1 {
-        for c in 0..side - 1 {
-            let v = (r * side + c) as u32;
-            let s = side as u32;
-            triangles.push([v, v + 1, v + s + 1]);
-            triangles.push([v, v + s + 1, v + s]);
-        }
-    }
-    (positions, triangles)
+    common::wavy_sheet(side, 0.2)
 }
 
 /// Vertical tools over the sheet, static and dynamic.

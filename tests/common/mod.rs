@@ -134,6 +134,28 @@ pub fn bounds(positions: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
     (lo, hi)
 }
 
+/// A wavy sheet of `side` × `side` vertices over [0, 10]² (height `amplitude · sin 1.3x · cos 0.7y`), two
+/// triangles per cell, in row order.
+pub fn wavy_sheet(side: usize, amplitude: f32) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+    let step = 10.0 / (side - 1) as f32;
+    let positions = (0..side * side)
+        .map(|i| {
+            let (x, y) = ((i % side) as f32 * step, (i / side) as f32 * step);
+            [x, y, amplitude * (x * 1.3).sin() * (y * 0.7).cos()]
+        })
+        .collect();
+    let mut triangles = Vec::new();
+    for r in 0..side - 1 {
+        for c in 0..side - 1 {
+            let v = (r * side + c) as u32;
+            let s = side as u32;
+            triangles.push([v, v + 1, v + s + 1]);
+            triangles.push([v, v + s + 1, v + s]);
+        }
+    }
+    (positions, triangles)
+}
+
 /// A small deterministic generator (SplitMix64) so the tests need no seeding crate.
 pub struct Rng(pub u64);
 

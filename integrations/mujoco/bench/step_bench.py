@@ -60,24 +60,17 @@ def variant(xml, name):
     return xml
 
 
-def place_tool(model, data, seconds):
-    """The palpation: 1.2 cm in and back out, once a second, through the port toward the liver's top."""
-    port = model.site("port").pos
-    target = np.array([-0.021, 0.017, 0.0])
-    direction = (target - port) / np.linalg.norm(target - port)
-    insertion = 0.006 * (1 - np.cos(2 * np.pi * seconds))
-    quat = np.zeros(4)
-    mujoco.mju_quatZ2Vec(quat, -direction)
-    data.mocap_pos[0] = port + insertion * direction
-    data.mocap_quat[0] = quat
+def palpate(demo, model, data, seconds):
+    """The palpation: the demo's tool 1.2 cm in and back out, once a second."""
+    demo.insert_tool(model, data, 0.006 * (1 - np.cos(2 * np.pi * seconds)))
 
 
-def run(model, name):
+def run(demo, model, name):
     """One pass of the motion: per-step times (s), steps in contact, mean hits or contacts in them."""
     data = mujoco.MjData(model)
     times, touching = [], []
     while data.time < SECONDS - 1e-9:
-        place_tool(model, data, data.time)
+        palpate(demo, model, data, data.time)
         start = time.perf_counter()
         mujoco.mj_step(model, data)
         times.append(time.perf_counter() - start)
@@ -104,13 +97,14 @@ def machine():
 def main(obj):
     import trocar_mujoco
 
-    xml = demo().scene(obj)
+    press_liver = demo()
+    xml = press_liver.scene(obj)
     names = ["trocar.contact", "MuJoCo contacts", "no contact", "trocar.contact, stiffness 0"]
     models = {n: mujoco.MjModel.from_xml_string(variant(xml, n)) for n in names}
     rounds = {n: [] for n in names}
     for _ in range(ROUNDS):
         for n in names:
-            rounds[n].append(run(models[n], n))
+            rounds[n].append(run(press_liver, models[n], n))
     steps = len(rounds[names[0]][0][0])
     print(f"- machine: {machine()}")
     print(f"- MuJoCo {mujoco.__version__} (trocar_mujoco built against {trocar_mujoco.MUJOCO_VERSION}), "

@@ -64,10 +64,14 @@ def scene(obj):
 
 def place_tool(model, data, seconds):
     """The tool through the port: aimed at the liver's top, it goes in 1.2 cm over a second, then holds."""
+    insert_tool(model, data, 0.012 * min(seconds, 1.0))
+
+
+def insert_tool(model, data, insertion):
+    """The mocap tool through the port, aimed at the liver's top, `insertion` m further in than at rest."""
     port = model.site("port").pos
     target = np.array([-0.021, 0.017, 0.0])
     direction = (target - port) / np.linalg.norm(target - port)
-    insertion = 0.012 * min(seconds, 1.0)
     quat = np.zeros(4)
     mujoco.mju_quatZ2Vec(quat, -direction)
     data.mocap_pos[0] = port + insertion * direction

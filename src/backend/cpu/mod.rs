@@ -1,9 +1,9 @@
-//! The CPU backend: the GL geometry pipeline's clip-select, as two data-parallel passes.
+//! The CPU backend: the GL geometry pipeline's clip-select, block by block.
 //!
 //! The mesh's blocks (`mesh_blocks`) come first: a block whose box lies beyond one plane of the volume holds
 //! only triangles GL's trivial reject would drop, and is skipped whole. In the blocks left, each triangle's
 //! corners get their outcodes, the AND of the three rejects most triangles, and the few survivors are clipped
-//! (Sutherland–Hodgman) and, for the round tool, tested exactly. Large meshes split the blocks over a
+//! (Sutherland–Hodgman) and, for the round tool, tested exactly. Large meshes split the surviving blocks over a
 //! persistent thread pool; small ones stay on the calling thread, where spawning work would cost more than the
 //! whole query.
 
@@ -166,7 +166,7 @@ fn run_query(
     let volume = &q.volume;
     let survivors = &mut scratch.survivors;
     survivors.clear();
-    select::surviving_blocks(mesh, 0..mesh.blocks().len(), volume, survivors);
+    select::surviving_blocks(mesh, volume, survivors);
     let pool = pool.filter(|p| {
         mesh.triangle_count() >= PARALLEL_MIN_TRIANGLES
             && survivors.len() >= 2 * p.current_num_threads()

@@ -1,4 +1,5 @@
-//! Pass 2 of the CPU clip-select: per triangle, trivial reject / accept / clip, then the contact data.
+//! The CPU clip-select on a mesh's blocks: the boxes scanned against the volume, then in the blocks left, per
+//! triangle, trivial reject / accept / clip, then the contact data.
 
 use crate::geometry::clip_volume::Slab;
 use crate::geometry::closest::{Closest, PreparedTriangle, segment_prepared, triangle_prepared};
@@ -11,16 +12,11 @@ use crate::query::Hit;
 use crate::query::QueryOutput;
 use glam::Vec3;
 use multiversion::multiversion;
-use std::ops::Range;
 
-/// Appends to `out` the blocks of `blocks` whose boxes (grown by their slack) the volume does not reject.
-pub(super) fn surviving_blocks(
-    mesh: &Mesh,
-    blocks: Range<usize>,
-    volume: &ToolVolume,
-    out: &mut Vec<u32>,
-) {
+/// Appends to `out` the mesh's blocks whose boxes (grown by their slack) the volume does not reject.
+pub(super) fn surviving_blocks(mesh: &Mesh, volume: &ToolVolume, out: &mut Vec<u32>) {
     let all = mesh.blocks();
+    let blocks = 0..all.len();
     let reach = reach(volume).unwrap_or((Vec3::NEG_INFINITY, Vec3::INFINITY));
     let mut keep = [false; SCAN];
     for start in blocks.clone().step_by(SCAN) {
@@ -35,20 +31,20 @@ pub(super) fn surviving_blocks(
 /// Blocks whose boxes are tested in one vectorized run.
 const SCAN: usize = 256;
 
-/// `keep[k]`: box k (`lo`, `hi` columns grown by `slack`, as [`Blocks::slack_of`] computes it) is not beyond
-/// one of `slabs` and meets `reach`. The planes' products and sums in [`ClipVolume::rejects_box`]'s order, so
-/// the test is as exact as the outcodes.
+/// `keep[k]`: box k (`lo`, `hi` columns grown by its slack, from `behind`: when each box was computed and
+/// the travel since) is not beyond one of `slabs` and meets `reach`. The planes' products and sums in
+/// [`ClipVolume::rejects_box`]'s order, so the test is as exact as the outcodes.
 fn scan_boxes(
     lo: [&[f32]; 3],
     hi: [&[f32]; 3],
-    slack: (&[f64], f64),
+    behind: (&[f64], f64),
     slabs: &[Slab],
     reach: (Vec3, Vec3),
     keep: &mut [bool],
 ) {
     match slabs.len() {
-        3 => scan_boxes_n::<3>(lo, hi, slack, slabs.try_into().unwrap(), reach, keep),
-        4 => scan_boxes_n::<4>(lo, hi, slack, slabs.try_into().unwrap(), reach, keep),
+        3 => scan_boxes_n::<3>(lo, hi, behind, slabs.try_into().unwrap(), reach, keep),
+        4 => scan_boxes_n::<4>(lo, hi, behind, slabs.try_into().unwrap(), reach, keep),
         _ => {
             // No volume has fewer slabs; a box test that keeps everything is still correct.
             keep.fill(true);
@@ -61,20 +57,20 @@ fn scan_boxes(
 fn scan_boxes_n<const N: usize>(
     lo: [&[f32]; 3],
     hi: [&[f32]; 3],
-    slack: (&[f64], f64),
+    behind: (&[f64], f64),
     slabs: &[Slab; N],
     reach: (Vec3, Vec3),
     keep: &mut [bool],
 ) {
     let n = keep.len();
-    let (computed_at, travel) = slack;
+    let (computed_at, travel) = behind;
     let [lx, ly, lz] = lo.map(|c| &c[..n]);
     let [hx, hy, hz] = hi.map(|c| &c[..n]);
     let computed_at = &computed_at[..n];
     // Per plane and axis, whether the box's upper side maximizes the plane's product.
     let up = slabs.map(|s| [s.normal.x >= 0.0, s.normal.y >= 0.0, s.normal.z >= 0.0]);
     for k in 0..n {
-        let s = ((travel - computed_at[k]) as f32) * (1.0 + 1e-5);
+        let s = crate::mesh_blocks::slack(travel, computed_at[k]);
         let l = [lx[k] - s, ly[k] - s, lz[k] - s];
         let h = [hx[k] + s, hy[k] + s, hz[k] + s];
         let mut ok = (h[0] >= reach.0.x)
