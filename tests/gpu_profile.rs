@@ -16,8 +16,8 @@ use trocar::{BackendKind, Context, Hit, MeshId, Query, Results, VolumeKind};
 
 /// The passes a profile names, in pipeline order.
 const PASSES: [&str; 8] = [
-    "vertex_outcodes",
-    "count_survivors",
+    "clear_masks",
+    "cull_blocks",
     "scan_blocks",
     "write_candidates",
     "evaluate_candidates",

@@ -52,6 +52,29 @@ impl ToolVolume {
         }
     }
 
+    /// Where a hit triangle can be: for a capsule, the box of its axis (or swept triangle) grown by its radius;
+    /// for a static frustum, the world box of its box. Both are grown by a margin far above the rounding of the
+    /// exact tests, so that a triangle outside fails them anyway. `None` for a dynamic frustum, which its planes
+    /// decide.
+    pub fn reach(&self) -> Option<(Vec3, Vec3)> {
+        let (lo, hi, grow) = match self.kind {
+            VolumeKind::Capsule => {
+                let (lo, hi) = match self.shape {
+                    SweptShape::Segment(a, b) => (a.min(b), a.max(b)),
+                    SweptShape::Triangle(a, b, c) => (a.min(b).min(c), a.max(b).max(c)),
+                };
+                (lo, hi, self.radius * (1.0 + 1e-3))
+            }
+            VolumeKind::Frustum => {
+                let (lo, hi) = self.clip.world_box()?;
+                (lo, hi, 0.0)
+            }
+        };
+        let scale = lo.abs().max(hi.abs()).max_element() + self.radius;
+        let grow = Vec3::splat(grow + 1e-4 * scale);
+        Some((lo - grow, hi + grow))
+    }
+
     /// The volume of a tool at rest (paper, section 3): `glOrtho(-s,s,-s,s,0,L)` looking from `P0` to `P`.
     pub fn new_static(tool: &Tool, kind: VolumeKind) -> Self {
         let s = tool.radius;

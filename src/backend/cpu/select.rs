@@ -17,7 +17,7 @@ use multiversion::multiversion;
 pub(super) fn surviving_blocks(mesh: &Mesh, volume: &ToolVolume, out: &mut Vec<u32>) {
     let all = mesh.blocks();
     let blocks = 0..all.len();
-    let reach = reach(volume).unwrap_or((Vec3::NEG_INFINITY, Vec3::INFINITY));
+    let reach = volume.reach().unwrap_or((Vec3::NEG_INFINITY, Vec3::INFINITY));
     let mut keep = [false; SCAN];
     for start in blocks.clone().step_by(SCAN) {
         let n = SCAN.min(blocks.end - start);
@@ -127,28 +127,6 @@ pub(super) fn select_blocks(
             }
         }
     }
-}
-
-/// Where a hit triangle can be: for a capsule, the box of its axis (or swept triangle) grown by its radius; for
-/// a static frustum, the world box of its box. Both are grown by a margin far above the rounding of the exact
-/// tests, so that a triangle outside fails them anyway. `None` for a dynamic frustum, which its planes decide.
-fn reach(volume: &ToolVolume) -> Option<(Vec3, Vec3)> {
-    let (lo, hi, grow) = match volume.kind {
-        VolumeKind::Capsule => {
-            let (lo, hi) = match volume.shape {
-                SweptShape::Segment(a, b) => (a.min(b), a.max(b)),
-                SweptShape::Triangle(a, b, c) => (a.min(b).min(c), a.max(b).max(c)),
-            };
-            (lo, hi, volume.radius * (1.0 + 1e-3))
-        }
-        VolumeKind::Frustum => {
-            let (lo, hi) = volume.clip.world_box()?;
-            (lo, hi, 0.0)
-        }
-    };
-    let scale = lo.abs().max(hi.abs()).max_element() + volume.radius;
-    let grow = Vec3::splat(grow + 1e-4 * scale);
-    Some((lo - grow, hi + grow))
 }
 
 /// Buffers reused while hits are put in triangle order.

@@ -152,23 +152,23 @@ type MapResult = std::result::Result<(), wgpu::BufferAsyncError>;
 struct Dispatch {
     first_query: u32,
     query_count: u32,
-    /// Outcode words per query (four vertices a word); its survivor masks follow them.
-    outcode_words: u32,
     triangle_count: u32,
     /// Blocks of [`super::layout::BLOCK`] triangles per query.
     blocks: u32,
+    /// The mesh's culling blocks.
+    cull_blocks: u32,
 }
 
 impl Dispatch {
-    /// Words per query of the outcode buffer: the outcodes, then one survivor mask per run of a block.
+    /// Words per query of the mask buffer: one survivor mask per run of a block.
     fn words_per_query(&self) -> u32 {
-        self.outcode_words + self.blocks * super::layout::MASKS_PER_BLOCK
+        self.blocks * super::layout::MASKS_PER_BLOCK
     }
 }
 
-/// What distinguishes one dispatch's bind group from another's within one scratch: the mesh buffers, the bytes
-/// of outcodes and masks, where the queries start in the upload buffer.
-type BindKey = (wgpu::Buffer, wgpu::Buffer, u64, u64);
+/// What distinguishes one dispatch's bind group from another's within one scratch: the mesh buffers
+/// (positions, indices, blocks), the bytes of masks, where the queries start in the upload buffer.
+type BindKey = ([wgpu::Buffer; 3], u64, u64);
 
 /// A submitted batch not yet read back.
 struct InFlight {
@@ -200,7 +200,7 @@ pub struct GpuScratch {
     /// Each dispatch's parameters at its dynamic offset, then the queries from `queries_at`: one write a batch.
     uploads: Grown,
     queries_at: u64,
-    outcodes: Grown,
+    masks: Grown,
     counters: Grown,
     hits: Grown,
     feedback: Grown,
@@ -260,7 +260,7 @@ impl GpuScratch {
                 U::UNIFORM.union(U::STORAGE).union(U::COPY_DST),
             ),
             queries_at: 0,
-            outcodes: Grown::new("outcodes", U::STORAGE),
+            masks: Grown::new("survivor masks", U::STORAGE),
             counters: Grown::new("counters", U::STORAGE.union(U::COPY_SRC).union(U::COPY_DST)),
             hits: Grown::new("hits", U::STORAGE.union(U::COPY_SRC)),
             feedback: Grown::new("feedback", U::STORAGE.union(U::COPY_SRC)),

@@ -7,15 +7,17 @@
 // (so no triangle is lost for being smaller than a pixel), one run of passes per mesh of a batch, which leaves
 // the records grouped by query and ordered by triangle (GL_SELECT's order) without atomics deciding any order:
 //
-//   vertex_outcodes     - the vertex stage: every vertex's clip outcode against every query's volume;
-//   count_survivors     - primitive assembly and the trivial reject, per block of BLOCK triangles and query:
-//                         the block's survivors are counted and kept as one bit mask per 16 triangles
-//                         (neighbouring invocations test neighbouring triangles: their loads coalesce);
+//   clear_masks         - zeroes the dispatch's survivor masks and (query, block) counts;
+//   cull_blocks         - the vertex stage, primitive assembly and the trivial reject, per culling block of the
+//                         mesh (at most 64 spatially close triangles, src/mesh_blocks.rs) and query: a block
+//                         whose box (grown by its slack) lies beyond a plane of the volume or outside the tool's
+//                         reach is skipped whole; in the others each corner gets its outcode once, each triangle
+//                         the AND reject, and each survivor sets its bit in its query's mask (one bit per
+//                         triangle, in triangle order) and adds one to its block of BLOCK triangles' count;
 //   scan_blocks         - one workgroup turns the counts (query-major, then block) into each block's first
 //                         candidate, 1,024 counts a round, and the total into the dispatch's candidate count;
-//   write_candidates    - each survivor of the masks written at its block's offset plus its rank in the block:
-//                         the candidate list is ordered by (query, triangle); only the survivors are tested
-//                         again (for their outcodes' OR);
+//   write_candidates    - each survivor of the masks written at its block's offset plus its rank in the block
+//                         (blocks without survivors skipped): the candidate list is ordered by (query, triangle);
 //   evaluate_candidates - clipping and selection proper, per candidate: clips it (Sutherland-Hodgman, in
 //                         registers), runs the exact round-tool test, stages its record at the candidate's own
 //                         index and its feedback polygon in a staging area, writes its outcome word (hit or
@@ -55,6 +57,9 @@ struct Query {
     hits_only: u32,
     pad1: u32,
     pad2: u32,
+    // ToolVolume::reach: a hit triangle has a corner in this box (the largest floats when the planes decide).
+    reach_lo: vec4<f32>,
+    reach_hi: vec4<f32>,
 }
 
 // What one dispatch pair works on: one mesh and a run of the batch's queries on it (`GpuParams`).
@@ -74,8 +79,12 @@ struct Params {
     dispatch_count: u32,
     // Queries of this dispatch.
     query_count: u32,
-    // Outcode words per query; the query's survivor masks follow them (64 per block).
-    mask_offset: u32,
+    // The mesh's culling blocks, and where `mesh_blocks` holds their spans, triangles and corners.
+    cull_blocks: u32,
+    spans_at: u32,
+    order_at: u32,
+    corners_at: u32,
+    pad: u32,
 }
 
 // The select record plus the contact data (`GpuHit`; `crate::Hit` with the query's index in front).
@@ -121,9 +130,8 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 // Positions packed x, y, z per vertex; indices three per triangle.
 @group(0) @binding(2) var<storage, read> positions: array<f32>;
 @group(0) @binding(3) var<storage, read> triangles: array<u32>;
-// `words_per_query` words per query of the dispatch: four 8-bit outcodes per word (`mask_offset` words), then
-// one survivor mask per run of RUN triangles.
-@group(0) @binding(4) var<storage, read_write> outcodes: array<u32>;
+// `words_per_query` words per query of the dispatch: one survivor mask per run of RUN triangles.
+@group(0) @binding(4) var<storage, read_write> masks: array<atomic<u32>>;
 // [0]: hits written, [1]: feedback vertices written (both over the batch's meshes so far), [2 + k]: candidates
 // of dispatch k, [2 + D + k]: feedback vertices dispatch k staged, then two words per tile of the candidate
 // capacity (see tile_slot), then one count (turned offset) per (query, block) of the current dispatch. All may
@@ -136,6 +144,11 @@ const TOI_ROUNDING: f32 = 3.814697265625e-6;
 // staged polygon's vertex count); its staged record (a Hit, only if hit) at 3C + 24i; staged polygons from 27C,
 // three words a vertex.
 @group(0) @binding(8) var<storage, read_write> candidates: array<u32>;
+// The mesh's culling blocks (mesh_buffers.rs): six words a block for its box (lo xyz, hi xyz, already grown by
+// its slack), then from spans_at four a block (its first triangle slot, first corner, triangle count | corner
+// count << 16, 0), from order_at two a triangle slot (its triangle, its corners' indices among the block's
+// corners, 8 bits each), from corners_at the blocks' corners (vertex ids).
+@group(0) @binding(9) var<storage, read> mesh_blocks: array<u32>;
 
 // Triangles per block of the reject (64 invocations, 16 triangles each), and per run: the consecutive
 // triangles of one survivor mask, which one invocation of the write pass takes.
@@ -158,37 +171,6 @@ fn outcode(q: Query, p: vec3<f32>) -> u32 {
         code |= (select(0u, 1u, t < q.planes[i].w) | select(0u, 2u, t > q.hi[i])) << (2u * i);
     }
     return code;
-}
-
-// The vertex stage (glVertex through the modelview-projection and the clip test), four vertices per word. The
-// batch's first dispatch also clears the totals, candidate and staging counts (the counters the host reads).
-@compute @workgroup_size(64)
-fn vertex_outcodes(
-    @builtin(global_invocation_id) id: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-) {
-    if (params.dispatch_index == 0u && id.y == 0u) {
-        for (var k = id.x; k < cleared_counters(); k += groups.x * 64u) {
-            atomicStore(&counters[k], 0u);
-        }
-    }
-    let q = queries[params.first_query + id.y];
-    let base = id.y * params.words_per_query;
-    for (var w = id.x; w < params.mask_offset; w += groups.x * 64u) {
-        var word = 0u;
-        for (var k = 0u; k < 4u; k++) {
-            let v = 4u * w + k;
-            if (v < params.vertex_count) {
-                word |= outcode(q, vertex(v)) << (8u * k);
-            }
-        }
-        outcodes[base + w] = word;
-    }
-}
-
-fn code_of(query_in_dispatch: u32, v: u32) -> u32 {
-    let word = outcodes[query_in_dispatch * params.words_per_query + v / 4u];
-    return (word >> (8u * (v % 4u))) & 0xffu;
 }
 
 // ---- Exact closest points (geometry/closest.rs) --------------------------------------------------------------
@@ -905,58 +887,96 @@ fn block_slot(query_in_dispatch: u32, block: u32) -> u32 {
     return tile_slot(tiles_of(params.candidate_capacity)) + query_in_dispatch * params.blocks + block;
 }
 
-// The trivial reject (all three vertices beyond one plane): the survivor's OR of outcodes plus 1, or 0.
-fn survives(query_in_dispatch: u32, t: u32) -> u32 {
-    let c0 = code_of(query_in_dispatch, triangles[3u * t]);
-    let c1 = code_of(query_in_dispatch, triangles[3u * t + 1u]);
-    let c2 = code_of(query_in_dispatch, triangles[3u * t + 2u]);
-    if ((c0 & c1 & c2) == 0u) {
-        return (c0 | c1 | c2) + 1u;
-    }
-    return 0u;
-}
-
-// Where count_survivors keeps the survivor mask of run `run` (triangles RUN * run ..) of block `b`.
+// Where the survivor mask of run `run` (triangles RUN * run ..) of block `b` is.
 fn mask_slot(query_in_dispatch: u32, b: u32, run: u32) -> u32 {
-    return query_in_dispatch * params.words_per_query + params.mask_offset + b * (BLOCK / RUN) + run;
+    return query_in_dispatch * params.words_per_query + b * (BLOCK / RUN) + run;
 }
 
-// A block's survivors and its runs' masks while count_survivors finds them (a total needs no prefix sum's
-// barriers).
-var<workgroup> block_total: atomic<u32>;
-var<workgroup> run_masks: array<atomic<u32>, 64>;
-
-// Primitive assembly and the trivial reject, counting and keeping the masks: one workgroup per (block, query).
-// Neighbouring invocations test neighbouring triangles (row j of the block is its triangles 64j..64j+63), so a
-// row's index loads are contiguous; each survivor sets its bit in its run's mask.
+// Zeroes the dispatch's survivor masks and (query, block) counts, which cull_blocks sets and adds to; the batch's
+// first dispatch also clears the totals, candidate and staging counts (the counters the host reads).
 @compute @workgroup_size(64)
-fn count_survivors(
+fn clear_masks(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let stride = groups.x * 64u;
+    if (params.dispatch_index == 0u) {
+        for (var k = id.x; k < cleared_counters(); k += stride) {
+            atomicStore(&counters[k], 0u);
+        }
+    }
+    for (var w = id.x; w < params.query_count * params.words_per_query; w += stride) {
+        atomicStore(&masks[w], 0u);
+    }
+    for (var k = id.x; k < params.query_count * params.blocks; k += stride) {
+        atomicStore(&counters[block_slot(0u, k)], 0u);
+    }
+}
+
+fn box_word(b: u32, k: u32) -> f32 {
+    return bitcast<f32>(mesh_blocks[6u * b + k]);
+}
+
+// ClipVolume::rejects_box with a margin: false when culling block b's box lies beyond a plane of the volume (by
+// far more than the outcodes' rounding, fused or not) or outside the tool's reach, so that every corner of the
+// block gets that plane's outcode bit or its triangles fail the exact tests.
+fn box_survives(q: Query, b: u32) -> bool {
+    let l = vec3<f32>(box_word(b, 0u), box_word(b, 1u), box_word(b, 2u));
+    let h = vec3<f32>(box_word(b, 3u), box_word(b, 4u), box_word(b, 5u));
+    if (any(h < q.reach_lo.xyz) || any(l > q.reach_hi.xyz)) {
+        return false;
+    }
+    let size = max(abs(l), abs(h));
+    for (var i = 0u; i < 4u; i++) {
+        let m = q.planes[i].xyz;
+        let up = m >= vec3<f32>(0.0);
+        let high = dot(m, select(l, h, up));
+        let low = dot(m, select(h, l, up));
+        let margin = 1e-5 * dot(abs(m), size);
+        if (high + margin < q.planes[i].w || low - margin > q.hi[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The outcodes of the current culling block's corners.
+var<workgroup> corner_codes: array<u32, 192>;
+
+// The vertex stage, primitive assembly and the trivial reject: one workgroup per (culling block, query), the
+// block skipped whole when its box does not survive; otherwise its corners' outcodes (glVertex through the clip
+// test) once each, then one invocation a triangle. Each survivor sets its bit in its query's mask and counts
+// in its block of BLOCK triangles.
+@compute @workgroup_size(64)
+fn cull_blocks(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    for (var b = group.x; b < params.blocks; b += groups.x) {
-        atomicStore(&run_masks[lid], 0u);
-        if (lid == 0u) {
-            atomicStore(&block_total, 0u);
+    let q = queries[params.first_query + group.y];
+    for (var b = group.x; b < params.cull_blocks; b += groups.x) {
+        if (!box_survives(q, b)) {
+            continue;
+        }
+        let span = params.spans_at + 4u * b;
+        let first = mesh_blocks[span];
+        let corners = params.corners_at + mesh_blocks[span + 1u];
+        let counts = mesh_blocks[span + 2u];
+        for (var k = lid; k < (counts >> 16u); k += 64u) {
+            corner_codes[k] = outcode(q, vertex(mesh_blocks[corners + k]));
         }
         workgroupBarrier();
-        var n = 0u;
-        for (var row = 0u; row < BLOCK / 64u; row++) {
-            let k = row * 64u + lid;
-            let t = b * BLOCK + k;
-            if (t < params.triangle_count && survives(group.y, t) != 0u) {
-                atomicOr(&run_masks[k / RUN], 1u << (k % RUN));
-                n++;
+        if (lid < (counts & 0xffffu)) {
+            let slot = params.order_at + 2u * (first + lid);
+            let t = mesh_blocks[slot];
+            let local = mesh_blocks[slot + 1u];
+            let c0 = corner_codes[local & 0xffu];
+            let c1 = corner_codes[(local >> 8u) & 0xffu];
+            let c2 = corner_codes[(local >> 16u) & 0xffu];
+            if ((c0 & c1 & c2) == 0u) {
+                atomicOr(&masks[mask_slot(group.y, t / BLOCK, (t % BLOCK) / RUN)], 1u << (t % RUN));
+                atomicAdd(&counters[block_slot(group.y, t / BLOCK)], 1u);
             }
-        }
-        if (n > 0u) {
-            atomicAdd(&block_total, n);
-        }
-        workgroupBarrier();
-        outcodes[mask_slot(group.y, b, lid)] = atomicLoad(&run_masks[lid]);
-        if (lid == 0u) {
-            atomicStore(&counters[block_slot(group.y, b)], atomicLoad(&block_total));
         }
         workgroupBarrier();
     }
@@ -1001,25 +1021,54 @@ fn scan_blocks(@builtin(local_invocation_index) lid: u32) {
     }
 }
 
-// Each survivor of count_survivors' masks written at its block's first candidate plus its rank in the block;
-// only the survivors are tested a second time (for their outcodes' OR).
+// Block b of the query's first candidate and the next block's (the dispatch's total after the last), shared
+// as workgroup-uniform values.
+var<workgroup> block_range: vec2<u32>;
+
+fn uniform_block_range(lid: u32, query_in_dispatch: u32, b: u32) -> vec2<u32> {
+    // Every invocation has read the previous block's range before it is replaced.
+    workgroupBarrier();
+    if (lid == 0u) {
+        let k = query_in_dispatch * params.blocks + b;
+        var next = atomicLoad(&counters[2u + params.dispatch_index]);
+        if (k + 1u < params.query_count * params.blocks) {
+            next = atomicLoad(&counters[block_slot(0u, k + 1u)]);
+        }
+        block_range = vec2<u32>(atomicLoad(&counters[block_slot(0u, k)]), next);
+    }
+    return workgroupUniformLoad(&block_range);
+}
+
+// The OR of triangle t's outcodes: which planes its clipping must cross.
+fn outcodes_or(q: Query, t: u32) -> u32 {
+    return outcode(q, vertex(triangles[3u * t])) | outcode(q, vertex(triangles[3u * t + 1u]))
+        | outcode(q, vertex(triangles[3u * t + 2u]));
+}
+
+// Each survivor of cull_blocks' masks written at its block's first candidate plus its rank in the block, with
+// the OR of its outcodes; blocks without survivors are skipped.
 @compute @workgroup_size(64)
 fn write_candidates(
     @builtin(local_invocation_index) lid: u32,
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
+    let q = queries[params.first_query + group.y];
     for (var b = group.x; b < params.blocks; b += groups.x) {
-        var mask = outcodes[mask_slot(group.y, b, lid)];
+        let range = uniform_block_range(lid, group.y, b);
+        if (range.x == range.y) {
+            continue;
+        }
+        var mask = atomicLoad(&masks[mask_slot(group.y, b, lid)]);
         let rank = workgroup_scan(lid, countOneBits(mask), 64u).x;
-        var i = atomicLoad(&counters[block_slot(group.y, b)]) + rank;
+        var i = range.x + rank;
         let first = b * BLOCK + lid * RUN;
         while (mask != 0u) {
             let t = first + firstTrailingBit(mask);
             mask &= mask - 1u;
             if (i < params.candidate_capacity) {
                 candidates[2u * i] = t;
-                candidates[2u * i + 1u] = (group.y << 8u) | (survives(group.y, t) - 1u);
+                candidates[2u * i + 1u] = (group.y << 8u) | outcodes_or(q, t);
             }
             i++;
         }

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The WGSL of both passes.
 const SHADER: &str = include_str!("clip_select.wgsl");
-/// Storage buffers in the block scan's pipeline layout (bindings 1 to 8 of group 0, binding 0 of group 1):
-/// one more than WebGPU's portable 8, which every native Vulkan, Metal and DX12 adapter exceeds.
+/// Storage buffers in the clip-select pipeline layout (bindings 1 to 9): one more than WebGPU's portable 8,
+/// which every native Vulkan, Metal and DX12 adapter exceeds.
 const STORAGE_BUFFERS: u32 = 9;
 /// Timestamps between dispatches and between copies: opened where the adapter has them, written only while a
 /// results object profiles its batches.
@@ -287,8 +287,8 @@ fn watch(device: &wgpu::Device) -> (Arc<AtomicBool>, Arc<Mutex<Option<String>>>)
 /// The clip-select pass's bind group layouts and its pipelines.
 pub(super) struct Pipelines {
     pub(super) layout: wgpu::BindGroupLayout,
-    pub(super) outcodes: wgpu::ComputePipeline,
-    pub(super) count: wgpu::ComputePipeline,
+    pub(super) clear: wgpu::ComputePipeline,
+    pub(super) cull: wgpu::ComputePipeline,
     pub(super) scan_blocks: wgpu::ComputePipeline,
     pub(super) write: wgpu::ComputePipeline,
     pub(super) evaluate: wgpu::ComputePipeline,
@@ -335,6 +335,7 @@ fn build_pipelines(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Result<Pi
             storage(6, false),
             storage(7, false),
             storage(8, false),
+            storage(9, true),
         ],
     });
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -352,8 +353,8 @@ fn build_pipelines(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Result<Pi
             cache: None,
         })
     };
-    let outcodes = pipeline("vertex_outcodes");
-    let count = pipeline("count_survivors");
+    let clear = pipeline("clear_masks");
+    let cull = pipeline("cull_blocks");
     let scan_blocks = pipeline("scan_blocks");
     let write = pipeline("write_candidates");
     let evaluate = pipeline("evaluate_candidates");
@@ -367,8 +368,8 @@ fn build_pipelines(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Result<Pi
     }
     Ok(Pipelines {
         layout,
-        outcodes,
-        count,
+        clear,
+        cull,
         scan_blocks,
         write,
         evaluate,

@@ -2,6 +2,7 @@
 //! 16 bytes, scalars to 4).
 
 use crate::geometry::{SweptShape, ToolVolume, VolumeKind, clip_volume::MAX_SLABS};
+use glam::Vec3;
 use bytemuck::{Pod, Zeroable};
 
 /// One query's volume and tool shape (`Query` in the shader).
@@ -34,6 +35,9 @@ pub struct GpuQuery {
     pub hits_only: u32,
     /// Pads to a multiple of 16 bytes.
     pub pad: [u32; 2],
+    /// [`ToolVolume::reach`]'s box (xyz of each; the largest finite floats when the planes alone decide).
+    pub reach_lo: [f32; 4],
+    pub reach_hi: [f32; 4],
 }
 
 /// What one dispatch pair works on (`Params` in the shader); bound with a dynamic offset.
@@ -46,7 +50,7 @@ pub struct GpuParams {
     pub triangle_count: u32,
     /// First query of this dispatch in the query buffer.
     pub first_query: u32,
-    /// Words per query: its outcodes (four vertices per word), then its survivor masks.
+    /// Survivor mask words per query.
     pub words_per_query: u32,
     /// Hit records the hit buffer holds.
     pub hit_capacity: u32,
@@ -56,14 +60,20 @@ pub struct GpuParams {
     pub dispatch_index: u32,
     /// Candidates the candidate buffer holds.
     pub candidate_capacity: u32,
-    /// Blocks of the reject's block size per query.
+    /// Blocks of [`BLOCK`] triangles (the survivor counts' and masks' blocks) per query.
     pub blocks: u32,
     /// Dispatches in the batch (where the staging counters and the block offsets start in the counters).
     pub dispatch_count: u32,
     /// Queries of this dispatch.
     pub query_count: u32,
-    /// Outcode words per query, where its survivor masks start.
-    pub mask_offset: u32,
+    /// The mesh's culling blocks ([`crate::mesh_blocks::Blocks`]): their boxes start its block buffer.
+    pub cull_blocks: u32,
+    /// Where the block buffer holds the blocks' spans, their triangles (with local corners) and their corners.
+    pub spans_at: u32,
+    pub order_at: u32,
+    pub corners_at: u32,
+    /// Pads to a multiple of 16 bytes.
+    pub pad: u32,
 }
 
 /// One hit as the shader writes it (`Hit` in the shader): the query it answers, then [`crate::Hit`]'s fields
@@ -128,7 +138,7 @@ impl GpuQuery {
         q.slab_count = volume.clip.slabs().len() as u32;
         let (axis, offset) = volume.clip.depth_plane();
         q.depth = [axis.x, axis.y, axis.z, offset];
-        let point = |p: glam::Vec3| [p.x, p.y, p.z, 0.0];
+        let point = |p: Vec3| [p.x, p.y, p.z, 0.0];
         match volume.shape {
             SweptShape::Segment(a, b) => {
                 (q.a, q.b, q.c) = (point(a), point(b), point(b));
@@ -146,6 +156,9 @@ impl GpuQuery {
         };
         q.output = output;
         q.hits_only = u32::from(hits_only);
+        let (lo, hi) = volume.reach().unwrap_or((Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX)));
+        let finite = |p: Vec3| p.clamp(Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX));
+        (q.reach_lo, q.reach_hi) = (finite(lo).extend(0.0).into(), finite(hi).extend(0.0).into());
         q
     }
 }
@@ -181,9 +194,9 @@ mod tests {
 
     #[test]
     fn sizes_match_the_shader() {
-        // WGSL: 4 vec4 + 5 vec4 + 8 scalars = 176 bytes; Params 12 u32; Hit 24 scalars.
-        assert_eq!(std::mem::size_of::<GpuQuery>(), 176);
-        assert_eq!(PARAMS_SIZE, 48);
+        // WGSL: 4 vec4 + 5 vec4 + 8 scalars + 2 vec4 = 208 bytes; Params 16 u32; Hit 24 scalars.
+        assert_eq!(std::mem::size_of::<GpuQuery>(), 208);
+        assert_eq!(PARAMS_SIZE, 64);
         assert_eq!(HIT_SIZE, 96);
     }
 
@@ -220,7 +233,6 @@ mod tests {
     #[test]
     fn unused_slabs_set_no_outcode_bit() {
         use crate::geometry::ToolVolume;
-        use glam::Vec3;
         let tool = crate::Tool {
             entry: Vec3::new(0.0, 0.0, 10.0),
             tip: Vec3::new(-1.0, 0.0, 2.0),

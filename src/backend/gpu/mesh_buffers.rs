@@ -1,14 +1,18 @@
-//! Each mesh's persistent device copy: packed positions and the index buffer, updated in place.
+//! Each mesh's persistent device copy: packed positions, the index buffer and the culling blocks, updated in
+//! place.
 //!
 //! The CPU copy in the context stays the source of truth. A position update only marks the blocks of vertices
 //! it moved; the next batch on the mesh uploads those blocks from the CPU copy as it is then ([`GpuMesh::flush`]),
 //! so any number of updates between two GPU batches costs one upload, and none while the mesh's queries run on
-//! the CPU. Uploads go through `Queue::write_buffer`, which wgpu orders before the next submission and after the
+//! the CPU. The blocks' boxes, grown by their slack, go with every such upload; their triangles and corners only
+//! with a cut. Uploads go through `Queue::write_buffer`, which wgpu orders before the next submission and after the
 //! ones already made, so a batch in flight keeps the positions it was submitted with.
 
 use super::device::Gpu;
 use crate::error::{Error, ErrorKind, Result};
 use crate::mesh::Mesh;
+use crate::mesh_blocks::Blocks;
+use glam::Vec3;
 use multiversion::multiversion;
 
 /// Smallest buffer created: bindings must not be empty.
@@ -26,10 +30,99 @@ pub struct GpuMesh {
     pub vertex_count: u32,
     /// Triangles on the device.
     pub triangle_count: u32,
+    /// The culling blocks (`mesh_blocks` in the shader): boxes, spans, triangles and corners.
+    pub blocks: wgpu::Buffer,
+    /// Where the parts of `blocks` are.
+    pub block_layout: BlockLayout,
     /// An upload failed: the next query uploads the whole mesh again (or reports why it cannot).
     pub stale: bool,
     /// Blocks of [`DIRTY_BLOCK`] vertices moved since the last upload, one bit each.
     dirty: Vec<u64>,
+}
+
+/// How many culling blocks a mesh has and where their parts start in its block buffer, in words: their boxes
+/// (six words a block) from 0, then their spans (four), their triangles (two a triangle) and their corners.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockLayout {
+    pub count: u32,
+    pub spans_at: u32,
+    pub order_at: u32,
+    pub corners_at: u32,
+}
+
+/// Words per block of the boxes and of the spans in the block buffer.
+const BOX_WORDS: usize = 6;
+const SPAN_WORDS: usize = 4;
+
+/// The block buffer's words after the boxes (left zero): each block's span (its first triangle slot, its first
+/// corner, its triangle count | corner count << 16, 0), its triangles with their corners' indices among the
+/// block's (8 bits each), then the corners.
+fn block_words(blocks: &Blocks) -> Result<(Vec<u32>, BlockLayout)> {
+    let n = blocks.len();
+    let triangles: usize = (0..n).map(|b| blocks.triangles_of(b).len()).sum();
+    let corners: usize = (0..n).map(|b| blocks.corners_of(b).len()).sum();
+    let spans_at = BOX_WORDS * n;
+    let order_at = spans_at + SPAN_WORDS * n;
+    let corners_at = order_at + 2 * triangles;
+    let len = corners_at + corners;
+    let mut words = Vec::new();
+    words
+        .try_reserve_exact(len)
+        .map_err(|_| Error::out_of_memory("the mesh's blocks for the GPU"))?;
+    words.resize(order_at, 0);
+    let (mut slot, mut corner) = (0, 0);
+    for b in 0..n {
+        let (ids, local) = (blocks.triangles_of(b), blocks.local_corners_of(b));
+        let count = ids.len() as u32 | (blocks.corners_of(b).len() as u32) << 16;
+        words[spans_at + SPAN_WORDS * b..][..3].copy_from_slice(&[slot, corner, count]);
+        for (&t, l) in ids.iter().zip(local) {
+            words.extend([t, u32::from_le_bytes([l[0], l[1], l[2], 0])]);
+        }
+        slot += ids.len() as u32;
+        corner += blocks.corners_of(b).len() as u32;
+    }
+    for b in 0..n {
+        words.extend_from_slice(blocks.corners_of(b));
+    }
+    let at = |w: usize| w as u32;
+    let layout = BlockLayout {
+        count: n as u32,
+        spans_at: at(spans_at),
+        order_at: at(order_at),
+        corners_at: at(corners_at),
+    };
+    Ok((words, layout))
+}
+
+/// Writes the blocks' boxes, grown by their slack, at the start of `buffer` (an empty block's as zeros: the
+/// shader assumes finite floats); false if wgpu refused the write.
+fn upload_boxes(gpu: &Gpu, buffer: &wgpu::Buffer, blocks: &Blocks) -> bool {
+    let Some(size) = wgpu::BufferSize::new((BOX_WORDS * 4 * blocks.len()) as u64) else {
+        return true;
+    };
+    let Some(mut staging) = gpu.queue.write_buffer_with(buffer, 0, size) else {
+        return false;
+    };
+    let mut chunk = [[0.0f32; BOX_WORDS]; 256];
+    for start in (0..blocks.len()).step_by(chunk.len()) {
+        let n = chunk.len().min(blocks.len() - start);
+        for (k, out) in chunk[..n].iter_mut().enumerate() {
+            let b = start + k;
+            let (lo, hi) = blocks.boxes().get(b);
+            let s = blocks.slack_of(b);
+            let (lo, hi) = (lo - s, hi + s);
+            let (lo, hi) = (lo.max(Vec3::splat(-f32::MAX)), hi.min(Vec3::splat(f32::MAX)));
+            *out = if blocks.triangles_of(b).is_empty() {
+                [0.0; BOX_WORDS]
+            } else {
+                [lo.x, lo.y, lo.z, hi.x, hi.y, hi.z]
+            };
+        }
+        let bytes: &[u8] = bytemuck::cast_slice(&chunk[..n]);
+        let at = start * BOX_WORDS * 4;
+        staging.slice(at..at + bytes.len()).copy_from_slice(bytes);
+    }
+    true
 }
 
 /// Vertices per bit of [`GpuMesh`]'s moved-blocks mask: an update of a few vertices uploads 48 KB.
@@ -160,6 +253,27 @@ fn upload_indices(gpu: &Gpu, buffer: &wgpu::Buffer, mesh: &Mesh) {
     }
 }
 
+/// The block buffer of `mesh` filled but for the boxes: `old` if it is large enough (a batch in flight keeps
+/// reading it as wgpu orders the write after it), else a new one.
+fn new_blocks(
+    gpu: &Gpu,
+    mesh: &Mesh,
+    old: Option<&wgpu::Buffer>,
+) -> Result<(wgpu::Buffer, BlockLayout)> {
+    let (words, layout) = block_words(mesh.blocks())?;
+    let needed = bytes(gpu, words.len(), 4, "blocks")?;
+    let buffer = match old {
+        Some(b) if b.size() >= needed => b.clone(),
+        _ => create_buffer(gpu, "mesh blocks", needed, USAGE)?,
+    };
+    let boxes = BOX_WORDS * mesh.blocks().len();
+    if words.len() > boxes {
+        let rest = bytemuck::cast_slice(&words[boxes..]);
+        gpu.queue.write_buffer(&buffer, boxes as u64 * 4, rest);
+    }
+    Ok((buffer, layout))
+}
+
 const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_DST);
 
 impl GpuMesh {
@@ -179,12 +293,16 @@ impl GpuMesh {
         )?;
         let uploaded = upload_positions(gpu, &positions, mesh, 0, mesh.vertex_count());
         upload_indices(gpu, &indices, mesh);
+        let (blocks, block_layout) = new_blocks(gpu, mesh, None)?;
+        let uploaded = uploaded && upload_boxes(gpu, &blocks, mesh.blocks());
         Ok(Self {
             generation,
             positions,
             indices,
             vertex_count: mesh.vertex_count() as u32,
             triangle_count: mesh.triangle_count() as u32,
+            blocks,
+            block_layout,
             stale: !uploaded,
             dirty: vec![0; mesh.vertex_count().div_ceil(DIRTY_BLOCK).div_ceil(64)],
         })
@@ -232,7 +350,7 @@ impl GpuMesh {
             let uploaded = self
                 .moved()
                 .all(|range| upload_range(gpu, &self.positions, mesh, range, pool));
-            self.stale = !uploaded;
+            self.stale = !(uploaded && upload_boxes(gpu, &self.blocks, mesh.blocks()));
         }
         self.dirty.fill(0);
     }
@@ -249,6 +367,10 @@ impl GpuMesh {
         }
         upload_indices(gpu, &self.indices, mesh);
         self.triangle_count = mesh.triangle_count() as u32;
+        (self.blocks, self.block_layout) = new_blocks(gpu, mesh, Some(&self.blocks))?;
+        if !upload_boxes(gpu, &self.blocks, mesh.blocks()) {
+            self.stale = true;
+        }
         Ok(())
     }
 

@@ -9,6 +9,7 @@ use super::{
 use crate::backend::PreparedQuery;
 use crate::backend::gpu::GpuBackend;
 use crate::backend::gpu::device::Gpu;
+use crate::backend::gpu::mesh_buffers::BlockLayout;
 use crate::backend::gpu::layout::{
     BLOCK, CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuParams, GpuQuery, HIT_SIZE, PARAMS_SIZE, TILE,
 };
@@ -18,8 +19,8 @@ use crate::mesh_id::MeshId;
 use crate::mesh_store::MeshTable;
 use parking_lot::RwLockReadGuard;
 
-/// One dispatch's mesh buffers: positions, indices and the vertex count.
-type MeshBuffers = (wgpu::Buffer, wgpu::Buffer, u32);
+/// One dispatch's mesh buffers (positions, indices, blocks), its vertex count and where its blocks' parts are.
+type MeshBuffers = ([wgpu::Buffer; 3], u32, BlockLayout);
 
 /// What one submission copies back: the counters' bytes, then as many hit records and feedback vertices as
 /// the last batches suggest.
@@ -50,8 +51,8 @@ impl GpuScratch {
         debug_assert!(self.in_flight.is_none());
         let guards = self.lock_meshes(meshes, queries, same_versions)?;
         let mesh_buffers = self.plan_dispatches(&gpu, backend, queries, &guards)?;
-        let outcode_words = self.write_uploads(&gpu, &mesh_buffers);
-        let read = self.ensure_buffers(&gpu, outcode_words)?;
+        let mask_words = self.write_uploads(&gpu, &mesh_buffers);
+        let read = self.ensure_buffers(&gpu, mask_words)?;
         self.refresh_bind_groups(&gpu, &mesh_buffers);
         if let Some(p) = &mut self.profiler {
             p.prepared();
@@ -135,8 +136,8 @@ impl GpuScratch {
         )
     }
 
-    /// The queries in dispatch order, and the dispatches: one per run of queries on a mesh whose outcodes fit
-    /// one binding, with each mesh's device buffers (uploaded now if not resident, refreshed if an upload
+    /// The queries in dispatch order, and the dispatches: one per run of queries on a mesh whose masks fit one
+    /// binding, with each mesh's device buffers (uploaded now if not resident, refreshed if an upload
     /// failed).
     fn plan_dispatches(
         &mut self,
@@ -165,12 +166,12 @@ impl GpuScratch {
             let on_mesh = Dispatch {
                 first_query: 0,
                 query_count: 0,
-                outcode_words: device_mesh.vertex_count.div_ceil(4).max(1),
                 triangle_count: device_mesh.triangle_count,
                 blocks: device_mesh.triangle_count.div_ceil(BLOCK),
+                cull_blocks: device_mesh.block_layout.count,
             };
-            // Each dispatch's outcodes and survivor masks must fit one binding.
-            let words = u64::from(on_mesh.words_per_query());
+            // Each dispatch's survivor masks must fit one binding.
+            let words = u64::from(on_mesh.words_per_query()).max(1);
             let per_dispatch = (gpu.max_binding / (words * 4)).clamp(1, u64::from(max_y)) as usize;
             if device_mesh.triangle_count > 0 {
                 let mut first = start;
@@ -182,9 +183,13 @@ impl GpuScratch {
                         ..on_mesh
                     });
                     mesh_buffers.push((
-                        device_mesh.positions.clone(),
-                        device_mesh.indices.clone(),
+                        [
+                            device_mesh.positions.clone(),
+                            device_mesh.indices.clone(),
+                            device_mesh.blocks.clone(),
+                        ],
                         device_mesh.vertex_count,
+                        device_mesh.block_layout,
                     ));
                     first += n;
                 }
@@ -195,7 +200,7 @@ impl GpuScratch {
     }
 
     /// Lays out what the batch uploads: each dispatch's parameters at its dynamic offset, then the queries;
-    /// returns the most outcode and mask words a dispatch needs.
+    /// returns the most mask words a dispatch needs.
     fn write_uploads(&mut self, gpu: &Gpu, mesh_buffers: &[MeshBuffers]) -> u64 {
         let stride = gpu.params_stride;
         let params_len = self.dispatches.len().max(1) as u64 * stride;
@@ -204,7 +209,7 @@ impl GpuScratch {
         self.host_uploads.resize(self.queries_at as usize, 0);
         self.host_uploads
             .extend_from_slice(bytemuck::cast_slice(&self.host_queries));
-        for (k, (d, (_, _, vertex_count))) in self.dispatches.iter().zip(mesh_buffers).enumerate() {
+        for (k, (d, (_, vertex_count, blocks))) in self.dispatches.iter().zip(mesh_buffers).enumerate() {
             let p = GpuParams {
                 vertex_count: *vertex_count,
                 triangle_count: d.triangle_count,
@@ -217,7 +222,11 @@ impl GpuScratch {
                 blocks: d.blocks,
                 dispatch_count: self.dispatches.len() as u32,
                 query_count: d.query_count,
-                mask_offset: d.outcode_words,
+                cull_blocks: d.cull_blocks,
+                spans_at: blocks.spans_at,
+                order_at: blocks.order_at,
+                corners_at: blocks.corners_at,
+                pad: 0,
             };
             let at = k * stride as usize;
             self.host_uploads[at..at + size_of::<GpuParams>()]
@@ -232,10 +241,10 @@ impl GpuScratch {
 
     /// Grows the buffers to the batch (dropping the cached bind groups if one was replaced); returns what the
     /// read-back will hold.
-    fn ensure_buffers(&mut self, gpu: &Gpu, outcode_words: u64) -> Result<ReadBack> {
+    fn ensure_buffers(&mut self, gpu: &Gpu, mask_words: u64) -> Result<ReadBack> {
         let query_bytes = (self.host_queries.len().max(1) * size_of::<GpuQuery>()) as u64;
         let mut replaced = self.uploads.ensure(gpu, self.queries_at + query_bytes)?;
-        replaced |= self.outcodes.ensure(gpu, outcode_words * 4)?;
+        replaced |= self.masks.ensure(gpu, mask_words * 4)?;
         let counters_size = counters_size(self.dispatches.len());
         let most_blocks = self
             .dispatches
@@ -287,8 +296,8 @@ impl GpuScratch {
         })
     }
 
-    /// Each dispatch's bind group: the last batch's for the same mesh buffers and outcode range, else a new
-    /// one; only this batch's are kept.
+    /// Each dispatch's bind group: the last batch's for the same mesh buffers and mask range, else a new one;
+    /// only this batch's are kept.
     fn refresh_bind_groups(&mut self, gpu: &Gpu, mesh_buffers: &[MeshBuffers]) {
         fn buffer(
             binding: u32,
@@ -306,15 +315,11 @@ impl GpuScratch {
             }
         }
         self.fresh_bind_groups.clear();
-        for (d, (positions, indices, _)) in self.dispatches.iter().zip(mesh_buffers) {
-            let outcode_bytes = (u64::from(d.words_per_query()) * u64::from(d.query_count) * 4)
+        for (d, (mesh, _, _)) in self.dispatches.iter().zip(mesh_buffers) {
+            let mask_bytes = (u64::from(d.words_per_query()) * u64::from(d.query_count) * 4)
                 .next_multiple_of(16);
-            let key: BindKey = (
-                positions.clone(),
-                indices.clone(),
-                outcode_bytes,
-                self.queries_at,
-            );
+            let key: BindKey = (mesh.clone(), mask_bytes, self.queries_at);
+            let [positions, indices, blocks] = mesh;
             let group = match self.bind_groups.iter().position(|(k, _)| *k == key) {
                 Some(i) => self.bind_groups.swap_remove(i).1,
                 None => gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -325,11 +330,12 @@ impl GpuScratch {
                         buffer(1, self.uploads.get(), self.queries_at, None),
                         buffer(2, positions, 0, None),
                         buffer(3, indices, 0, None),
-                        buffer(4, self.outcodes.get(), 0, Some(outcode_bytes)),
+                        buffer(4, self.masks.get(), 0, Some(mask_bytes)),
                         buffer(5, self.counters.get(), 0, None),
                         buffer(6, self.hits.get(), 0, None),
                         buffer(7, self.feedback.get(), 0, None),
                         buffer(8, self.candidates.get(), 0, None),
+                        buffer(9, blocks, 0, None),
                     ],
                 }),
             };
@@ -349,9 +355,9 @@ impl GpuScratch {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("clip_select batch"),
             });
-        // The totals, candidate and staging counts start at 0: the first dispatch's vertex pass clears them (a
-        // batch without one clears them here). Each dispatch's scan_blocks clears the tile sums behind them,
-        // and its count pass writes every (query, block) count before it is read.
+        // The totals, candidate and staging counts start at 0: the first dispatch's clear pass clears them (a
+        // batch without one clears them here), as each dispatch's clears its masks and (query, block) counts.
+        // Each dispatch's scan_blocks clears the tile sums behind them.
         if self.dispatches.is_empty() {
             encoder.clear_buffer(self.counters.get(), 0, Some(cleared_counters_size(0)));
         }
@@ -400,11 +406,14 @@ impl GpuScratch {
         stamp(&mut self.profiler, &mut pass, "start");
         for (k, (d, (_, group))) in self.dispatches.iter().zip(&self.bind_groups).enumerate() {
             pass.set_bind_group(0, group, &[(k as u64 * gpu.params_stride) as u32]);
-            let per_word = d.outcode_words.div_ceil(WORKGROUP).min(most);
+            let per_word = (d.words_per_query() * d.query_count)
+                .div_ceil(WORKGROUP)
+                .clamp(1, most);
             let (blocks, queries) = (d.blocks.min(most), d.query_count);
+            let cull = d.cull_blocks.clamp(1, most);
             let passes = [
-                (&p.outcodes, (per_word, queries), "vertex_outcodes"),
-                (&p.count, (blocks, queries), "count_survivors"),
+                (&p.clear, (per_word, 1), "clear_masks"),
+                (&p.cull, (cull, queries), "cull_blocks"),
                 (&p.scan_blocks, (1, 1), "scan_blocks"),
                 (&p.write, (blocks, queries), "write_candidates"),
                 (&p.evaluate, (per_candidate, 1), "evaluate_candidates"),
