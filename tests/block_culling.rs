@@ -1,7 +1,7 @@
 //! Block culling: a query skips every block of triangles whose box its volume rejects (src/mesh_blocks.rs).
 //! These tests pin what that could break, each answer checked triangle by triangle against the exact f64
 //! reference on every backend: a partial update moving one vertex far (its block's box must follow, and shrink
-//! back), a cut, a mesh in shuffled order (the same answers as in file order, ids mapped), a tool inside
+//! back), whole updates carrying the mesh far, a cut, a mesh in shuffled order (the same answers as in file order, ids mapped), a tool inside
 //! blocks' boxes that touches no triangle, and degenerate triangles.
 
 mod common;
@@ -79,6 +79,54 @@ fn a_vertex_moved_far_by_a_partial_update_is_found_where_it_went() {
     }
 }
 
+/// Whole updates carry the sheet far, step by step, while it bends: the boxes (recomputed round robin, the
+/// others grown by their slack) follow it on every backend, so a tool finds it where it went and nothing where it
+/// was.
+#[test]
+fn whole_updates_carrying_the_mesh_far_are_followed() {
+    let (home, t) = sheet(70);
+    for backend in common::backends() {
+        let ctx = common::context(backend, 2);
+        let mesh = ctx.create_mesh(&home, &t).unwrap();
+        let mut results = ctx.create_results();
+        let mut found = 0;
+        for step in 1..=12 {
+            let shift = Vec3::new(0.9 * step as f32, -0.4 * step as f32, 0.25 * step as f32);
+            let p: Vec<[f32; 3]> = home
+                .iter()
+                .map(|&v| {
+                    let v = Vec3::from(v);
+                    let bend = 0.2 * (step as f32 * 0.7 + v.x).sin();
+                    (v + shift + Vec3::Z * bend).to_array()
+                })
+                .collect();
+            ctx.update_positions(mesh, 0, &p).unwrap();
+            for (x, y) in [(3.5, 3.5), (1.0, 5.5), (6.0, 2.0)] {
+                let c = Vec3::new(x, y, 0.0) + shift;
+                let bend = 0.2 * (step as f32 * 0.7 + x).sin();
+                found += check_all(
+                    &ctx,
+                    mesh,
+                    &p,
+                    &t,
+                    tool_at(c.x, c.y, c.z + bend - 0.2, 0.4),
+                    &mut results,
+                );
+            }
+            // Where the sheet was at the start: nothing once it has left.
+            if step >= 10 {
+                let gone = tool_at(3.5, 3.5, -0.3, 0.5);
+                assert_eq!(
+                    check_all(&ctx, mesh, &p, &t, gone, &mut results),
+                    0,
+                    "{backend:?}"
+                );
+            }
+        }
+        assert!(found > 5000, "{backend:?}: {found} hits along the way");
+    }
+}
+
 #[test]
 fn a_cut_answers_as_the_reference_and_a_fresh_mesh() {
     let (p, t) = sheet(80);
@@ -99,6 +147,8 @@ fn a_cut_answers_as_the_reference_and_a_fresh_mesh() {
         let ctx = common::context(backend, 2);
         let mesh = ctx.create_mesh(&p, &t).unwrap();
         let mut results = ctx.create_results();
+        // Queried before the cut, so that a GPU's copy of the mesh is resident and follows the cut in place.
+        assert!(check_all(&ctx, mesh, &p, &t, tool_at(4.0, 6.0, -0.1, 0.45), &mut results) > 0);
         ctx.set_triangles(mesh, &cut).unwrap();
         let fresh = ctx.create_mesh(&p, &cut).unwrap();
         let mut hits = 0;
@@ -165,6 +215,7 @@ fn a_cut_adding_vertices_answers_as_the_reference() {
         let ctx = common::context(backend, 2);
         let mesh = ctx.create_mesh(&p, &t).unwrap();
         let mut results = ctx.create_results();
+        assert!(check_all(&ctx, mesh, &p, &t, tool_at(4.5, 5.2, -0.1, 0.3), &mut results) > 0);
         ctx.set_topology(mesh, &q, &u).unwrap();
         let mut hits = 0;
         for (x, y) in [(4.5, 5.2), (4.5, 4.9), (1.0, 8.0)] {

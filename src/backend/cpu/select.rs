@@ -17,7 +17,9 @@ use multiversion::multiversion;
 pub(super) fn surviving_blocks(mesh: &Mesh, volume: &ToolVolume, out: &mut Vec<u32>) {
     let all = mesh.blocks();
     let blocks = 0..all.len();
-    let reach = volume.reach().unwrap_or((Vec3::NEG_INFINITY, Vec3::INFINITY));
+    let reach = volume
+        .reach()
+        .unwrap_or((Vec3::NEG_INFINITY, Vec3::INFINITY));
     let mut keep = [false; SCAN];
     for start in blocks.clone().step_by(SCAN) {
         let n = SCAN.min(blocks.end - start);

@@ -2,8 +2,8 @@
 //! 16 bytes, scalars to 4).
 
 use crate::geometry::{SweptShape, ToolVolume, VolumeKind, clip_volume::MAX_SLABS};
-use glam::Vec3;
 use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
 
 /// One query's volume and tool shape (`Query` in the shader).
 #[repr(C)]
@@ -156,7 +156,9 @@ impl GpuQuery {
         };
         q.output = output;
         q.hits_only = u32::from(hits_only);
-        let (lo, hi) = volume.reach().unwrap_or((Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX)));
+        let (lo, hi) = volume
+            .reach()
+            .unwrap_or((Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX)));
         let finite = |p: Vec3| p.clamp(Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX));
         (q.reach_lo, q.reach_hi) = (finite(lo).extend(0.0).into(), finite(hi).extend(0.0).into());
         q

@@ -9,10 +9,10 @@ use super::{
 use crate::backend::PreparedQuery;
 use crate::backend::gpu::GpuBackend;
 use crate::backend::gpu::device::Gpu;
-use crate::backend::gpu::mesh_buffers::BlockLayout;
 use crate::backend::gpu::layout::{
     BLOCK, CANDIDATE_SIZE, FEEDBACK_VERTEX_SIZE, GpuParams, GpuQuery, HIT_SIZE, PARAMS_SIZE, TILE,
 };
+use crate::backend::gpu::mesh_buffers::BlockLayout;
 use crate::error::{Error, ErrorKind, Result};
 use crate::mesh::Mesh;
 use crate::mesh_id::MeshId;
@@ -209,7 +209,9 @@ impl GpuScratch {
         self.host_uploads.resize(self.queries_at as usize, 0);
         self.host_uploads
             .extend_from_slice(bytemuck::cast_slice(&self.host_queries));
-        for (k, (d, (_, vertex_count, blocks))) in self.dispatches.iter().zip(mesh_buffers).enumerate() {
+        for (k, (d, (_, vertex_count, blocks))) in
+            self.dispatches.iter().zip(mesh_buffers).enumerate()
+        {
             let p = GpuParams {
                 vertex_count: *vertex_count,
                 triangle_count: d.triangle_count,
