@@ -284,6 +284,8 @@ impl Measurement {
 enum Outcome {
     Ran(Stat),
     Skipped(f64),
+    /// The backend refused the batch as more than one of its buffers holds (a software adapter's small ones).
+    Refused,
 }
 
 /// One backend's measurements on one mesh, row by row, so that the backends' rows can alternate (the
@@ -423,6 +425,20 @@ impl<'a> BackendBench<'a> {
             queries,
             ..
         } = self;
+        // A batch more than the adapter's buffers hold is refused whole; the row says so.
+        batch(*mesh, poses, n, 0, dynamic, queries);
+        for q in queries.iter_mut() {
+            q.hits_only = hits_only;
+        }
+        if let Err(e) = ctx.query(queries, results) {
+            assert_eq!(e.kind, ErrorKind::OutOfMemory, "query: {e:?}");
+            eprintln!("  refused: {}", e.message);
+            let mut out = vec![(m, Outcome::Refused)];
+            if split {
+                out.push((Measurement::RoundTrip(n), Outcome::Refused));
+            }
+            return out;
+        }
         let (stat, submit) = measure(self.budget, n, |i| {
             batch(*mesh, poses, n, i, dynamic, queries);
             for q in queries.iter_mut() {
@@ -517,6 +533,11 @@ fn cells(outcome: Option<Outcome>) -> [String; 3] {
         ],
         Some(Outcome::Skipped(t)) => [
             format!("skipped (~{} per iteration)", format_time(t)),
+            "–".into(),
+            "0".into(),
+        ],
+        Some(Outcome::Refused) => [
+            "refused (more than the adapter's buffers hold)".into(),
             "–".into(),
             "0".into(),
         ],

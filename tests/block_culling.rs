@@ -148,7 +148,8 @@ fn a_cut_answers_as_the_reference_and_a_fresh_mesh() {
         let mesh = ctx.create_mesh(&p, &t).unwrap();
         let mut results = ctx.create_results();
         // Queried before the cut, so that a GPU's copy of the mesh is resident and follows the cut in place.
-        assert!(check_all(&ctx, mesh, &p, &t, tool_at(4.0, 6.0, -0.1, 0.45), &mut results) > 0);
+        let before = tool_at(4.0, 6.0, -0.1, 0.45);
+        assert!(check_all(&ctx, mesh, &p, &t, before, &mut results) > 0);
         ctx.set_triangles(mesh, &cut).unwrap();
         let fresh = ctx.create_mesh(&p, &cut).unwrap();
         let mut hits = 0;
@@ -215,7 +216,8 @@ fn a_cut_adding_vertices_answers_as_the_reference() {
         let ctx = common::context(backend, 2);
         let mesh = ctx.create_mesh(&p, &t).unwrap();
         let mut results = ctx.create_results();
-        assert!(check_all(&ctx, mesh, &p, &t, tool_at(4.5, 5.2, -0.1, 0.3), &mut results) > 0);
+        let before = tool_at(4.5, 5.2, -0.1, 0.3);
+        assert!(check_all(&ctx, mesh, &p, &t, before, &mut results) > 0);
         ctx.set_topology(mesh, &q, &u).unwrap();
         let mut hits = 0;
         for (x, y) in [(4.5, 5.2), (4.5, 4.9), (1.0, 8.0)] {

@@ -1,4 +1,4 @@
-// The clip-select pass of Lombardo, Cani & Neyret (1999) as two compute shaders.
+// The clip-select pass of Lombardo, Cani & Neyret (1999) as compute shaders.
 //
 // The paper sets the tool's volume as the camera (glOrtho for a tool at rest, glFrustum plus two
 // glClipPlane for a moving one), switches to glRenderMode(GL_SELECT) / GL_FEEDBACK and draws the organ:
@@ -8,12 +8,12 @@
 // the records grouped by query and ordered by triangle (GL_SELECT's order) without atomics deciding any order:
 //
 //   clear_masks         - zeroes the dispatch's survivor masks and (query, block) counts;
-//   cull_blocks         - the vertex stage, primitive assembly and the trivial reject, per culling block of the
-//                         mesh (at most 64 spatially close triangles, src/mesh_blocks.rs) and query: a block
-//                         whose box (grown by its slack) lies beyond a plane of the volume or outside the tool's
-//                         reach is skipped whole; in the others each corner gets its outcode once, each triangle
-//                         the AND reject, and each survivor sets its bit in its query's mask (one bit per
-//                         triangle, in triangle order) and adds one to its block of BLOCK triangles' count;
+//   cull_blocks         - the vertex stage, primitive assembly and the trivial reject, per 64 culling blocks of
+//                         the mesh (each at most 64 spatially close triangles, src/mesh_blocks.rs) and query: a
+//                         block whose box (grown by its slack) lies beyond a plane of the volume or outside the
+//                         tool's reach is skipped whole; in the others each corner gets its outcode once, each
+//                         triangle the AND reject, and each survivor sets its bit in its query's mask (one bit
+//                         per triangle, in triangle order) and adds one to its block of BLOCK triangles' count;
 //   scan_blocks         - one workgroup turns the counts (query-major, then block) into each block's first
 //                         candidate, 1,024 counts a round, and the total into the dispatch's candidate count;
 //   write_candidates    - each survivor of the masks written at its block's offset plus its rank in the block
@@ -940,13 +940,16 @@ fn box_survives(q: Query, b: u32) -> bool {
     return true;
 }
 
-// The outcodes of the current culling block's corners.
+// The current chunk's surviving culling blocks (one bit per block of the chunk) while cull_blocks finds them,
+// then as a workgroup-uniform value; the outcodes of the current block's corners.
+var<workgroup> chunk_bits: array<atomic<u32>, 2>;
+var<workgroup> chunk_survivors: vec2<u32>;
 var<workgroup> corner_codes: array<u32, 192>;
 
-// The vertex stage, primitive assembly and the trivial reject: one workgroup per (culling block, query), the
-// block skipped whole when its box does not survive; otherwise its corners' outcodes (glVertex through the clip
-// test) once each, then one invocation a triangle. Each survivor sets its bit in its query's mask and counts
-// in its block of BLOCK triangles.
+// The vertex stage, primitive assembly and the trivial reject: one workgroup per (chunk of 64 culling blocks,
+// query). Each invocation tests one block's box; then the surviving blocks one by one: their corners' outcodes
+// (glVertex through the clip test) once each, then one invocation a triangle. Each survivor sets its bit in its
+// query's mask and counts in its block of BLOCK triangles.
 @compute @workgroup_size(64)
 fn cull_blocks(
     @builtin(local_invocation_index) lid: u32,
@@ -954,31 +957,71 @@ fn cull_blocks(
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     let q = queries[params.first_query + group.y];
-    for (var b = group.x; b < params.cull_blocks; b += groups.x) {
-        if (!box_survives(q, b)) {
-            continue;
-        }
-        let span = params.spans_at + 4u * b;
-        let first = mesh_blocks[span];
-        let corners = params.corners_at + mesh_blocks[span + 1u];
-        let counts = mesh_blocks[span + 2u];
-        for (var k = lid; k < (counts >> 16u); k += 64u) {
-            corner_codes[k] = outcode(q, vertex(mesh_blocks[corners + k]));
+    let chunks = (params.cull_blocks + 63u) / 64u;
+    for (var chunk = group.x; chunk < chunks; chunk += groups.x) {
+        if (lid < 2u) {
+            atomicStore(&chunk_bits[lid], 0u);
         }
         workgroupBarrier();
-        if (lid < (counts & 0xffffu)) {
-            let slot = params.order_at + 2u * (first + lid);
-            let t = mesh_blocks[slot];
-            let local = mesh_blocks[slot + 1u];
-            let c0 = corner_codes[local & 0xffu];
-            let c1 = corner_codes[(local >> 8u) & 0xffu];
-            let c2 = corner_codes[(local >> 16u) & 0xffu];
-            if ((c0 & c1 & c2) == 0u) {
-                atomicOr(&masks[mask_slot(group.y, t / BLOCK, (t % BLOCK) / RUN)], 1u << (t % RUN));
-                atomicAdd(&counters[block_slot(group.y, t / BLOCK)], 1u);
+        let mine = 64u * chunk + lid;
+        if (mine < params.cull_blocks && box_survives(q, mine)) {
+            atomicOr(&chunk_bits[lid / 32u], 1u << (lid % 32u));
+        }
+        workgroupBarrier();
+        if (lid == 0u) {
+            chunk_survivors = vec2<u32>(atomicLoad(&chunk_bits[0]), atomicLoad(&chunk_bits[1]));
+        }
+        var left = workgroupUniformLoad(&chunk_survivors);
+        for (var half = 0u; half < 2u; half++) {
+            while (left[half] != 0u) {
+                let b = 64u * chunk + 32u * half + firstTrailingBit(left[half]);
+                left[half] &= left[half] - 1u;
+                cull_block(q, group.y, b, lid);
             }
         }
-        workgroupBarrier();
+    }
+}
+
+// Survivors of the current culling block in the block of BLOCK triangles its first triangle is in: added to
+// that block's count once (on an ordered mesh most of a culling block's triangles are there).
+var<workgroup> home_survivors: atomic<u32>;
+
+// The trivial reject of culling block b's triangles (its box survived), by the whole workgroup.
+fn cull_block(q: Query, query_in_dispatch: u32, b: u32, lid: u32) {
+    let span = params.spans_at + 4u * b;
+    let first = mesh_blocks[span];
+    let corners = params.corners_at + mesh_blocks[span + 1u];
+    let counts = mesh_blocks[span + 2u];
+    let home = mesh_blocks[params.order_at + 2u * first] / BLOCK;
+    if (lid == 0u) {
+        atomicStore(&home_survivors, 0u);
+    }
+    for (var k = lid; k < (counts >> 16u); k += 64u) {
+        corner_codes[k] = outcode(q, vertex(mesh_blocks[corners + k]));
+    }
+    workgroupBarrier();
+    if (lid < (counts & 0xffffu)) {
+        let slot = params.order_at + 2u * (first + lid);
+        let t = mesh_blocks[slot];
+        let local = mesh_blocks[slot + 1u];
+        let c0 = corner_codes[local & 0xffu];
+        let c1 = corner_codes[(local >> 8u) & 0xffu];
+        let c2 = corner_codes[(local >> 16u) & 0xffu];
+        if ((c0 & c1 & c2) == 0u) {
+            atomicOr(&masks[mask_slot(query_in_dispatch, t / BLOCK, (t % BLOCK) / RUN)], 1u << (t % RUN));
+            if (t / BLOCK == home) {
+                atomicAdd(&home_survivors, 1u);
+            } else {
+                atomicAdd(&counters[block_slot(query_in_dispatch, t / BLOCK)], 1u);
+            }
+        }
+    }
+    workgroupBarrier();
+    if (lid == 0u) {
+        let n = atomicLoad(&home_survivors);
+        if (n > 0u) {
+            atomicAdd(&counters[block_slot(query_in_dispatch, home)], n);
+        }
     }
 }
 

@@ -111,7 +111,10 @@ fn upload_boxes(gpu: &Gpu, buffer: &wgpu::Buffer, blocks: &Blocks) -> bool {
             let (lo, hi) = blocks.boxes().get(b);
             let s = blocks.slack_of(b);
             let (lo, hi) = (lo - s, hi + s);
-            let (lo, hi) = (lo.max(Vec3::splat(-f32::MAX)), hi.min(Vec3::splat(f32::MAX)));
+            let (lo, hi) = (
+                lo.max(Vec3::splat(-f32::MAX)),
+                hi.min(Vec3::splat(f32::MAX)),
+            );
             *out = if blocks.triangles_of(b).is_empty() {
                 [0.0; BOX_WORDS]
             } else {

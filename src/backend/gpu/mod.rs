@@ -2,10 +2,12 @@
 //!
 //! A mesh is uploaded by the first batch that asks about it and lives on the device from then on
 //! (`mesh_buffers`); a position update only marks what it moved, and the next batch on the mesh uploads those
-//! vertices (so updates cost the CPU copy alone, and any number of them between two batches one upload). A
-//! batch — any number of tools on any number of meshes — is one submission: per mesh, an outcode dispatch, the
-//! trivial reject by blocks, the evaluation of the survivors and prefix-sum compaction, so the hit records and
-//! feedback polygons leave the device grouped by query and ordered by triangle. The records are read back,
+//! vertices and the blocks' boxes (so updates cost the CPU copy alone, and any number of them between two
+//! batches one upload). A
+//! batch — any number of tools on any number of meshes — is one submission: per mesh, the culling blocks' boxes
+//! tested against each volume, the outcodes and trivial reject in the blocks left, the evaluation of the
+//! survivors and prefix-sum compaction, so the hit records and feedback polygons leave the device grouped by
+//! query and ordered by triangle. The records are read back,
 //! checked and copied into their queries' outputs in one pass, and handed out through the same
 //! [`crate::Results`] as the CPU backend's. Answers equal the CPU backend's up to the device's rounding.
 

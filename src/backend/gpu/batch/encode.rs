@@ -412,7 +412,7 @@ impl GpuScratch {
                 .div_ceil(WORKGROUP)
                 .clamp(1, most);
             let (blocks, queries) = (d.blocks.min(most), d.query_count);
-            let cull = d.cull_blocks.clamp(1, most);
+            let cull = d.cull_blocks.div_ceil(64).clamp(1, most);
             let passes = [
                 (&p.clear, (per_word, 1), "clear_masks"),
                 (&p.cull, (cull, queries), "cull_blocks"),

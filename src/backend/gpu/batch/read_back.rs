@@ -65,8 +65,9 @@ impl GpuScratch {
                 return Err(Error::new(
                     ErrorKind::OutOfMemory,
                     format!(
-                        "the batch has {hits} hits and {feedback} feedback vertices, more than one GPU buffer \
-                         holds ({most_hits} and {most_feedback}); split the batch"
+                        "the batch has {hits} hits, {feedback} feedback vertices and up to {candidates} \
+                         candidate triangles a mesh, more than one GPU buffer holds ({most_hits}, \
+                         {most_feedback} and {most_candidates}); split the batch"
                     ),
                 ));
             }
