@@ -54,42 +54,40 @@ pub struct BlockLayout {
 const BOX_WORDS: usize = 6;
 const SPAN_WORDS: usize = 4;
 
-/// The block buffer's words after the boxes (left zero): each block's span (its first triangle slot, its first
-/// corner, its triangle count | corner count << 16, 0), its triangles with their corners' indices among the
-/// block's (8 bits each), then the corners.
+/// The block buffer's words after the boxes: each block's span (its first triangle slot, its first corner, its
+/// triangle count | corner count << 16, 0), its triangles with their corners' indices among the block's (8 bits
+/// each), then the corners.
 fn block_words(blocks: &Blocks) -> Result<(Vec<u32>, BlockLayout)> {
     let n = blocks.len();
     let triangles: usize = (0..n).map(|b| blocks.triangles_of(b).len()).sum();
     let corners: usize = (0..n).map(|b| blocks.corners_of(b).len()).sum();
-    let spans_at = BOX_WORDS * n;
-    let order_at = spans_at + SPAN_WORDS * n;
-    let corners_at = order_at + 2 * triangles;
-    let len = corners_at + corners;
+    let (spans, order) = (SPAN_WORDS * n, 2 * triangles);
     let mut words = Vec::new();
     words
-        .try_reserve_exact(len)
+        .try_reserve_exact(spans + order + corners)
         .map_err(|_| Error::out_of_memory("the mesh's blocks for the GPU"))?;
-    words.resize(order_at, 0);
+    words.resize(spans, 0);
     let (mut slot, mut corner) = (0, 0);
     for b in 0..n {
         let (ids, local) = (blocks.triangles_of(b), blocks.local_corners_of(b));
-        let count = ids.len() as u32 | (blocks.corners_of(b).len() as u32) << 16;
-        words[spans_at + SPAN_WORDS * b..][..3].copy_from_slice(&[slot, corner, count]);
+        let corner_count = blocks.corners_of(b).len() as u32;
+        let span = [slot, corner, ids.len() as u32 | corner_count << 16];
+        words[SPAN_WORDS * b..][..3].copy_from_slice(&span);
         for (&t, l) in ids.iter().zip(local) {
             words.extend([t, u32::from_le_bytes([l[0], l[1], l[2], 0])]);
         }
         slot += ids.len() as u32;
-        corner += blocks.corners_of(b).len() as u32;
+        corner += corner_count;
     }
     for b in 0..n {
         words.extend_from_slice(blocks.corners_of(b));
     }
-    let at = |w: usize| w as u32;
+    let spans_at = BOX_WORDS * n;
     let layout = BlockLayout {
         count: n as u32,
-        spans_at: at(spans_at),
-        order_at: at(order_at),
-        corners_at: at(corners_at),
+        spans_at: spans_at as u32,
+        order_at: (spans_at + spans) as u32,
+        corners_at: (spans_at + spans + order) as u32,
     };
     Ok((words, layout))
 }
@@ -264,15 +262,16 @@ fn new_blocks(
     old: Option<&wgpu::Buffer>,
 ) -> Result<(wgpu::Buffer, BlockLayout)> {
     let (words, layout) = block_words(mesh.blocks())?;
-    let needed = bytes(gpu, words.len(), 4, "blocks")?;
+    let boxes = BOX_WORDS * mesh.blocks().len();
+    let needed = bytes(gpu, boxes + words.len(), 4, "blocks")?;
     let buffer = match old {
         Some(b) if b.size() >= needed => b.clone(),
         _ => create_buffer(gpu, "mesh blocks", needed, USAGE)?,
     };
-    let boxes = BOX_WORDS * mesh.blocks().len();
-    if words.len() > boxes {
-        let rest = bytemuck::cast_slice(&words[boxes..]);
-        gpu.queue.write_buffer(&buffer, boxes as u64 * 4, rest);
+    if !words.is_empty() {
+        let at = u64::from(layout.spans_at) * 4;
+        gpu.queue
+            .write_buffer(&buffer, at, bytemuck::cast_slice(&words));
     }
     Ok((buffer, layout))
 }
