@@ -9,6 +9,8 @@
 # binary wrote on another machine (a lent GPU machine), instead of running the bench here.
 # `mujoco` runs integrations/mujoco/bench/step_bench.py in the virtual environment that
 # integrations/mujoco/run-tests.sh (part of the test command) leaves in target/mujoco/venv.
+# `ccd` first makes target/ipctk/venv (peers/tight-inclusion/setup.sh), so that the doc has Tight-Inclusion beside
+# trocar.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -107,6 +109,9 @@ run_bench() {
         seconds=$((SECONDS - start))
         return
     fi
+    if [ "$name" = ccd ]; then
+        peers/tight-inclusion/setup.sh || die "peers/tight-inclusion/setup.sh failed: no Tight-Inclusion to compare"
+    fi
     cargo bench --bench "$bench" --no-run || die "cannot build the bench $bench"
     echo "bench-docs: cargo bench --bench $bench" >&2
     start=$SECONDS
@@ -114,6 +119,9 @@ run_bench() {
     seconds=$((SECONDS - start))
     [ -s "$OUT/$name.md" ] || die "cargo bench --bench $bench wrote no $OUT/$name.md"
     if grep -q 'QUICK RUN' "$OUT/$name.md"; then die "cargo bench --bench $bench ran in quick mode"; fi
+    if [ "$name" = ccd ] && ! grep -q '| Tight-Inclusion |' "$OUT/$name.md"; then
+        die "cargo bench --bench $bench ran without Tight-Inclusion"
+    fi
     if [ "$name" = clip-select ] && [ ! -s "$OUT/clip-select.svg" ]; then
         die "cargo bench --bench $bench wrote no $OUT/clip-select.svg"
     fi
