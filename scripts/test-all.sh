@@ -2,8 +2,8 @@
 # Runs every test of trocar from a fresh Debian machine with only the Rust toolchain:
 # installs what is missing (cmake, pkg-config, Mesa's OSMesa + GLU for the OpenGL reference test,
 # Mesa's Vulkan drivers + the Vulkan loader so the GPU backend runs on lavapipe without a GPU,
-# Mono's mcs and runtime for the C# binding), then cargo fmt/clippy/doc, a check that src/'s modules
-# import each other one way only, the Rust tests on both backends
+# Mono's mcs and runtime for the C# binding, FCL and Bullet for the clip-select bench's peers), then
+# cargo fmt/clippy/doc, a check that src/'s modules import each other one way only, the Rust tests on both backends
 # (header check included), the C/C++ examples under ctest (CPU and GPU cases), the Python and C#
 # bindings' tests (bindings/run-tests.sh: Python from a wheel installed where there is no cargo), the MuJoCo
 # plugin's (integrations/mujoco/run-tests.sh: the pinned mujoco from PyPI, no GPU or display), and
@@ -34,6 +34,9 @@ command -v python3 >/dev/null || missing+=(python3)
 python3 -c "import ensurepip" 2>/dev/null || missing+=(python3-venv)
 command -v mcs >/dev/null || missing+=(mono-mcs)
 command -v mono >/dev/null || missing+=(mono-runtime)
+# The clip-select bench's peers beside parry3d (peers/build.rs compiles C++ shims over them).
+pkg-config --exists fcl 2>/dev/null || missing+=(libfcl-dev)
+pkg-config --exists bullet 2>/dev/null || missing+=(libbullet-dev)
 if ((${#missing[@]})); then
     step "installing ${missing[*]}"
     if [ "$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else
@@ -82,6 +85,8 @@ step "benchmark smoke runs"
 cargo bench --bench clip_select -- --quick
 # The GPU backend next to the CPU one; with no GPU adapter it says so and measures the CPU only.
 cargo bench --bench gpu_backend -- --quick
+# With Tight-Inclusion beside trocar (the pinned ipctk from PyPI in target/ipctk/venv).
+peers/tight-inclusion/setup.sh
 cargo bench --bench ccd -- --quick
 # The haptic tracker against a brute-force update, on the liver and its 110k subdivision.
 cargo bench --bench haptic -- --quick

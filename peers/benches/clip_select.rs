@@ -7,15 +7,25 @@
 //! - parry3d 0.31 doing the same capsule selection (its BVH's candidates, then parry's exact distance to the
 //!   tool's axis or swept triangle): rebuilding its `TriMesh` from the deformed mesh each step, refitting a
 //!   `Bvh` each step, and on a prebuilt `TriMesh` (rigid organ, no update at all);
+//! - FCL (with AABB and with OBBRSS boxes) and Bullet, as their users set them up for a deforming mesh: FCL's
+//!   `BVHModel` given every vertex each step through its replace API and refitted bottom up, then `fcl::collide`
+//!   with an `fcl::Capsule` on the tool's axis asking for every contact (one per touching triangle); Bullet's
+//!   `btBvhTriangleMeshShape` over the vertex array, its quantized tree refitted (`partialRefitTree` over the
+//!   mesh's box), then `btCollisionWorld::contactTest` with a `btCapsuleShape` turned onto the axis, keeping the
+//!   triangle of every touching contact (peers/native/, through peers/benches/common/native.rs);
 //! - brute force: the exact distance to every triangle (no culling);
 //! - the floor: reading the mesh's coordinates and indices once, in trocar's layout, on one thread;
 //!
 //! then the ratios between them; then a table of whole steps, on each mesh in its file order and shuffled:
 //! `update_positions` of every vertex followed by 1, 8 or 64 static capsule tools in one batch (long tools, and
 //! short ones cut to 5 % of the mesh's diagonal), against parry3d refitting its `Bvh` and answering the same
-//! tools; `update_positions` against a `memcpy` of the same positions; and issue 38's targets as this run's
-//! ratios. The bench times and counts hits; `peers/tests/clip_select_hits.rs` checks that trocar's capsule hit
-//! sets on these meshes and poses, short tools and shuffled meshes included, are brute force's and parry's.
+//! tools, and FCL and Bullet doing the same; `update_positions` against a `memcpy` of the same positions; and
+//! issue 38's targets as this run's ratios; and the peers' hit sets against brute force's (misses and extras
+//! counted, on one deformed frame per mesh). The bench times and counts hits; `peers/tests/clip_select_hits.rs`
+//! checks that trocar's capsule hit sets on these meshes and poses, short tools and shuffled meshes included, are
+//! brute force's and parry's, that FCL's are brute force's too (but within rounding of the radius), and that
+//! Bullet never reports a triangle beyond the radius (it misses some just inside it on the finer meshes: counted
+//! here).
 //!
 //! `-- --quick` (or `TROCAR_BENCH_QUICK=1`) runs a few iterations on the two smallest meshes: a smoke test.
 //!
@@ -30,10 +40,13 @@ use common::{
     format_time, machine, median_p90, plot, quick_mode, report, save_file, seconds, short_pose,
     shuffled, subdivide, surface_poses, tool_of,
 };
+#[path = "common/native.rs"]
+mod native;
 #[path = "common/select.rs"]
 mod select;
 
 use glam::Vec3;
+use native::{BULLET_VERSION, FCL_VERSION, Kind, Selector, Tally};
 use parry3d::bounding_volume::Aabb;
 use parry3d::math::Vector;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy};
@@ -178,6 +191,27 @@ impl Soa {
         hits.clear();
         for (t, tri) in self.triangles.iter().enumerate() {
             if swept.distance(tri.map(|i| self.corner(i))) <= radius {
+                hits.push(t as u32);
+            }
+        }
+    }
+
+    /// The same hits as [`Self::brute_force`], the exact distance computed only for triangles whose box meets the
+    /// swept shape's box grown by the radius (the bench's reference for the peers' hit sets, not timed).
+    fn brute_force_in_box(&self, swept: Swept, radius: f32, hits: &mut Vec<u32>) {
+        let aabb = swept.aabb(radius);
+        let (lo, hi) = (
+            Vec3::from(aabb.mins.to_array()),
+            Vec3::from(aabb.maxs.to_array()),
+        );
+        hits.clear();
+        for (t, tri) in self.triangles.iter().enumerate() {
+            let corners = tri.map(|i| self.corner(i));
+            let (a, b) = (
+                corners[0].min(corners[1]).min(corners[2]),
+                corners[0].max(corners[1]).max(corners[2]),
+            );
+            if a.cmple(hi).all() && b.cmpge(lo).all() && swept.distance(corners) <= radius {
                 hits.push(t as u32);
             }
         }
@@ -403,6 +437,26 @@ fn bench_mesh(
     push("parry Bvh refit + static capsule".into(), 1, q, t, h);
     drop(bvh);
 
+    // FCL and Bullet, each refitted to the deformed mesh every step (set up as the module doc says).
+    for kind in Kind::ALL {
+        let mut peer = Selector::new(kind, positions, triangles);
+        let (q, t, h) = measure(budget, |i| {
+            wave.positions(phase(i), &mut deformed);
+            let p = pose(i);
+            let t0 = Instant::now();
+            peer.update(&deformed);
+            let t1 = Instant::now();
+            let hits = peer.select(p.entry, p.tip, RADIUS).len();
+            let t2 = Instant::now();
+            Step {
+                query: seconds(t1, t2),
+                total: Some(seconds(t0, t2)),
+                hits,
+            }
+        });
+        push(peer_method(kind), 1, q, t, h);
+    }
+
     // parry, rigid organ: the TriMesh built once, queries only.
     for dynamic in [false, true] {
         let (q, t, h) = measure(budget, |i| {
@@ -462,6 +516,11 @@ fn bench_mesh(
     push("floor: read x,y,z + indices once".into(), 1, q, t, f64::NAN);
 }
 
+/// The main table's method name of a peer's row.
+fn peer_method(kind: Kind) -> String {
+    format!("{} refit + static capsule", kind.name())
+}
+
 /// Tools per step in the step table.
 const TOOL_COUNTS: [usize; 3] = [1, 8, 64];
 
@@ -479,8 +538,28 @@ struct StepRow {
     queries: f64,
     step: f64,
     parry: f64,
+    /// FCL AABB, FCL OBBRSS, Bullet ([`Kind::ALL`]): each refitting and answering the same tools.
+    peers: Vec<Cell>,
     hits: f64,
     iters: usize,
+}
+
+/// A peer's cell of the step table: its median step, or the predicted time of a step it was too slow to run.
+#[derive(Clone, Copy)]
+enum Cell {
+    Ran(f64),
+    Skipped(f64),
+}
+
+/// A peer's steps predicted longer than this are skipped (and their predicted time reported).
+const SLOW_STEP: f64 = 5.0;
+
+/// The peers' hit sets on one mesh against brute force's: the step table's tools, long and short, on one
+/// deformed frame.
+struct CheckRow {
+    triangles: usize,
+    order: &'static str,
+    tallies: Vec<(Kind, Tally)>,
 }
 
 /// `update_positions` of every vertex against a `memcpy` of the same positions (medians).
@@ -504,6 +583,7 @@ fn bench_steps(
     quick: bool,
     rows: &mut Vec<StepRow>,
     copies: &mut Vec<CopyRow>,
+    checks: &mut Vec<CheckRow>,
 ) {
     let (lo, hi) = common::bounds(positions);
     let short: Vec<Pose> = poses
@@ -528,12 +608,22 @@ fn bench_steps(
             order,
         ));
         let mut bvh = ParryRefit::new(p, t);
+        let mut peers = Kind::ALL.map(|kind| Selector::new(kind, p, t));
+        checks.push(CheckRow {
+            triangles: t.len(),
+            order,
+            tallies: check_peers(&mut peers, &wave, t, &[poses, &short[..]].concat()),
+        });
         for (tool, poses) in [("long", poses), ("short", &short[..])] {
             for tools in TOOL_COUNTS {
                 let window =
                     |i: usize| (0..tools).map(move |k| &poses[(i * tools + k) % poses.len()]);
                 let (mut trocar, hits) = trocar_steps(&ctx, mesh, &wave, budget, &window);
                 let parry = bvh.steps(&wave, budget, &window);
+                let peers = peers
+                    .iter_mut()
+                    .map(|peer| peer_steps(peer, &wave, budget, &window))
+                    .collect();
                 rows.push(StepRow {
                     triangles: t.len(),
                     order,
@@ -543,12 +633,98 @@ fn bench_steps(
                     queries: median(&mut trocar.queries),
                     step: median(&mut trocar.step),
                     parry,
+                    peers,
                     hits: hits / tools as f64,
                     iters: trocar.step.len(),
                 });
             }
         }
     }
+}
+
+/// The peers' hit sets for `poses` (static capsules) against brute force's, on one deformed frame.
+fn check_peers(
+    peers: &mut [Selector],
+    wave: &Wave,
+    triangles: &[[u32; 3]],
+    poses: &[Pose],
+) -> Vec<(Kind, Tally)> {
+    let mut deformed = Vec::new();
+    wave.positions(1.3, &mut deformed);
+    let rounding = native::rounding(&deformed);
+    let soa = Soa::new(&deformed, triangles);
+    let brute: Vec<(Swept, Vec<u32>)> = poses
+        .iter()
+        .map(|p| {
+            let (swept, mut hits) = (Swept::of(p, false), Vec::new());
+            soa.brute_force_in_box(swept, RADIUS, &mut hits);
+            (swept, hits)
+        })
+        .collect();
+    peers
+        .iter_mut()
+        .map(|peer| {
+            peer.update(&deformed);
+            let mut tally = Tally::default();
+            for (pose, (swept, hits)) in poses.iter().zip(&brute) {
+                let found = peer.select(pose.entry, pose.tip, RADIUS);
+                tally.add(found, hits, rounding, |t| {
+                    let corners = triangles[t as usize].map(|i| soa.corner(i));
+                    swept.distance(corners) - RADIUS
+                });
+            }
+            (peer.kind(), tally)
+        })
+        .collect()
+}
+
+/// A peer's step: every vertex updated and the tree refitted, then each of `window(i)`'s tools. A first step
+/// sizes the row: it stops as soon as it is predicted slower than [`SLOW_STEP`] (the cell is skipped), and a step
+/// of a second or more leaves the fewest samples the budget allows.
+fn peer_steps<'p, I: Iterator<Item = &'p Pose>>(
+    peer: &mut Selector,
+    wave: &Wave,
+    budget: Budget,
+    window: &impl Fn(usize) -> I,
+) -> Cell {
+    let mut deformed = Vec::new();
+    wave.positions(0.0, &mut deformed);
+    let t0 = Instant::now();
+    peer.update(&deformed);
+    let update = t0.elapsed().as_secs_f64();
+    let first: Vec<&Pose> = window(0).collect();
+    for (k, pose) in first.iter().enumerate() {
+        peer.select(pose.entry, pose.tip, RADIUS);
+        let per_tool = (t0.elapsed().as_secs_f64() - update) / (k + 1) as f64;
+        let predicted = update + per_tool * first.len() as f64;
+        if predicted > SLOW_STEP {
+            return Cell::Skipped(predicted);
+        }
+    }
+    let budget = if t0.elapsed().as_secs_f64() >= 1.0 {
+        Budget {
+            warmup: 0,
+            min_iters: budget.min_iters.min(2),
+            target: Duration::ZERO,
+            ..budget
+        }
+    } else {
+        budget
+    };
+    let (mut steps, _, _) = measure(budget, |i| {
+        wave.positions(i as f32 * 0.07, &mut deformed);
+        let t0 = Instant::now();
+        peer.update(&deformed);
+        let hits: usize = window(i)
+            .map(|p| peer.select(p.entry, p.tip, RADIUS).len())
+            .sum();
+        Step {
+            query: seconds(t0, Instant::now()),
+            total: None,
+            hits,
+        }
+    });
+    Cell::Ran(median(&mut steps))
 }
 
 /// A step's timings, sample by sample.
@@ -714,6 +890,7 @@ fn report_steps(
     rows: &[Row],
     steps: &[StepRow],
     copies: &[CopyRow],
+    checks: &[CheckRow],
     poses: usize,
 ) {
     report!(report);
@@ -749,6 +926,8 @@ fn report_steps(
             r.iters
         );
     }
+    report_peer_steps(report, steps);
+    report_checks(report, checks);
     report!(report);
     report!(
         report,
@@ -772,6 +951,153 @@ fn report_steps(
         );
     }
     report_targets(report, rows, steps, copies);
+}
+
+/// How FCL and Bullet are set up, and their versions.
+fn report_peer_setup(report: &mut Report) {
+    report!(
+        report,
+        "- FCL ({FCL_VERSION}) and Bullet ({BULLET_VERSION}), through C++ shims (peers/native/), 1 thread each, \
+         static capsules only. All sort and deduplicate their hits, as parry's selection does."
+    );
+    report!(
+        report,
+        "- FCL: a `BVHModel<AABB<double>>` (or `OBBRSS<double>`) built once. Each step `beginReplaceModel` / \
+         `replaceSubModel` (every vertex, as doubles) / `endReplaceModel(true, true)`: a bottom-up refit keeping \
+         the topology (not the update API, which keeps the previous frame and fits every box around both, for \
+         continuous collision: slower, looser boxes). Then per tool `fcl::collide` of the model with an \
+         `fcl::Capsule` (the radius, the segment's length) placed on the tool's axis, `num_max_contacts` above the \
+         triangle count and no contact points: one contact (its primitive id) per touching triangle. `collide` \
+         copies an AABB model (its whole BVH) on every call, FCL's generic mesh-shape path; OBBRSS models have a \
+         traversal of their own that does not."
+    );
+    report!(
+        report,
+        "- Bullet: a `btBvhTriangleMeshShape` (quantized) over a `btTriangleIndexVertexArray` pointing at the \
+         vertex array, in a `btCollisionWorld`. Each step the positions written to that array, `partialRefitTree` \
+         with the mesh's box (every node; the faster of the two: `refitTree` also walks the mesh six times for \
+         the shape's box) and `updateSingleAabb`. Then per tool `contactTest` of a `btCapsuleShape` (the radius, \
+         the segment's length as height) turned from y onto the tool's axis, keeping the triangle index of every \
+         contact at distance <= 0 (it also reports points up to its contact breaking threshold apart)."
+    );
+}
+
+/// The step table's peers: FCL and Bullet beside parry, each step's refit and tools against trocar's step.
+fn report_peer_steps(report: &mut Report, steps: &[StepRow]) {
+    report!(report);
+    report!(
+        report,
+        "The same steps for FCL and Bullet (1 thread each: refit to the deformed mesh, then the same tools one by \
+         one; set up as the notes above say), beside parry and trocar. Medians; \"skipped\": a step predicted \
+         longer than {SLOW_STEP} s, not run (its predicted time)."
+    );
+    report!(report);
+    let mut header = "| mesh | order | tool | tools | trocar step | parry / trocar |".to_string();
+    let mut rule = "|---|---|---|--:|--:|--:|".to_string();
+    for kind in Kind::ALL {
+        let _ = write!(header, " {0} step | {0} / trocar |", kind.name());
+        rule.push_str("--:|--:|");
+    }
+    report!(report, "{header}");
+    report!(report, "{rule}");
+    for r in steps {
+        let mut line = format!(
+            "| {} | {} | {} | {} | {} | {:.1}x |",
+            format_count(r.triangles),
+            r.order,
+            r.tool,
+            r.tools,
+            format_time(r.step),
+            r.parry / r.step
+        );
+        for cell in &r.peers {
+            let _ = match *cell {
+                Cell::Ran(t) => write!(line, " {} | {:.1}x |", format_time(t), t / r.step),
+                Cell::Skipped(t) => write!(line, " skipped (~{}) | – |", format_time(t)),
+            };
+        }
+        report!(report, "{line}");
+    }
+    report!(report);
+    for (k, kind) in Kind::ALL.into_iter().enumerate() {
+        let ratios: Vec<f64> = steps
+            .iter()
+            .filter_map(|r| match r.peers[k] {
+                Cell::Ran(t) => Some(t / r.step),
+                Cell::Skipped(_) => None,
+            })
+            .collect();
+        let skipped = steps.len() - ratios.len();
+        if ratios.is_empty() {
+            report!(report, "- {}: every step skipped.", kind.name());
+            continue;
+        }
+        let (lo, hi) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
+        report!(
+            report,
+            "- {} step / trocar step: {lo:.1}x to {hi:.1}x over the {} steps it ran; {skipped} skipped.",
+            kind.name(),
+            ratios.len(),
+        );
+    }
+}
+
+/// The peers' hit sets against brute force, per mesh and order.
+fn report_checks(report: &mut Report, checks: &[CheckRow]) {
+    let Some(first) = checks.first() else { return };
+    report!(report);
+    report!(
+        report,
+        "Hit sets against brute force (trocar's exact distance to every triangle, within the radius), static \
+         capsules: the step table's long and short tools on one deformed frame of each mesh. \"missed\": brute \
+         force's hits the peer does not report; \"extra\": the peer's hits brute force does not report; both \
+         counted only beyond rounding of the radius (8 ulps of the mesh's largest coordinate), disagreements \
+         within it are \"boundary\". Bullet's misses are triangles it reports as contacts at a small positive \
+         distance: its GJK distance (single precision) from the capsule to a small triangle comes out long."
+    );
+    report!(report);
+    let mut header = "| mesh | order | brute-force hits |".to_string();
+    let mut rule = "|---|---|--:|".to_string();
+    for (kind, _) in &first.tallies {
+        let _ = write!(header, " {} missed / extra / boundary |", kind.name());
+        rule.push_str("--:|");
+    }
+    report!(report, "{header}");
+    report!(report, "{rule}");
+    let mut totals = vec![Tally::default(); first.tallies.len()];
+    for c in checks {
+        let hits = c.tallies.first().map_or(0, |(_, t)| t.hits);
+        let mut line = format!("| {} | {} | {hits} |", format_count(c.triangles), c.order);
+        for ((_, t), total) in c.tallies.iter().zip(&mut totals) {
+            let _ = write!(line, " {} / {} / {} |", t.misses, t.extras, t.boundary);
+            total.add_tally(t);
+        }
+        report!(report, "{line}");
+    }
+    report!(report);
+    for ((kind, _), t) in first.tallies.iter().zip(&totals) {
+        report!(
+            report,
+            "- {}: missed {} of {} brute-force hits{}, {} extra{}, {} at the boundary.",
+            kind.name(),
+            t.misses,
+            t.hits,
+            if t.misses > 0 {
+                format!(" (up to {:.2e} cm inside the radius)", t.worst_miss)
+            } else {
+                String::new()
+            },
+            t.extras,
+            if t.extras > 0 {
+                format!(" (up to {:.2e} cm beyond the radius)", t.worst_extra)
+            } else {
+                String::new()
+            },
+            t.boundary
+        );
+    }
 }
 
 /// Issue 38's targets, each a ratio of this run's rows.
@@ -949,7 +1275,7 @@ fn main() {
     let poses = surface_poses(&positions, &triangles, POSES, ENTRY_DISTANCE, DEPTH, MOTION);
     assert!(!poses.is_empty(), "no usable tool pose on the liver");
     let many = surface_poses(&positions, &triangles, 64, ENTRY_DISTANCE, DEPTH, MOTION);
-    let (mut steps, mut copies) = (Vec::new(), Vec::new());
+    let (mut steps, mut copies, mut checks) = (Vec::new(), Vec::new(), Vec::new());
 
     // Subdivision levels benchmarked: 4.4k, 70k, 280k, 1.1M triangles (quick: the first two).
     let levels: &[u32] = if quick { &[0, 2] } else { &[0, 2, 3, 4] };
@@ -991,7 +1317,7 @@ fn main() {
             "[{:5.1} s] {label}: steps...",
             started.elapsed().as_secs_f64()
         );
-        bench_steps(p, t, &many, quick, &mut steps, &mut copies);
+        bench_steps(p, t, &many, quick, &mut steps, &mut copies, &mut checks);
     }
 
     // The report.
@@ -1006,6 +1332,7 @@ fn main() {
          on 1 thread.",
         probe.device_name()
     );
+    report_peer_setup(&mut report);
     report!(
         report,
         "- tool radius {RADIUS} cm, entry {ENTRY_DISTANCE} cm outside the surface, tip {DEPTH} cm inside, dynamic \
@@ -1106,6 +1433,15 @@ fn main() {
             sc,
             true,
         );
+        for kind in Kind::ALL {
+            ratio(
+                &format!("{} refit+query / trocar update+query", kind.name()),
+                find(n, &peer_method(kind), None),
+                true,
+                sc,
+                true,
+            );
+        }
         ratio(
             "parry prebuilt / trocar query (static)",
             find(n, "parry prebuilt (rigid) static capsule", None),
@@ -1168,7 +1504,7 @@ fn main() {
             }
         }
     }
-    report_steps(&mut report, &rows, &steps, &copies, many.len());
+    report_steps(&mut report, &rows, &steps, &copies, &checks, many.len());
     report.finish(started);
     save_file("clip-select.svg", &plot(&rows, threads, quick));
 }
