@@ -7,7 +7,8 @@
 # (header check included), the C/C++ examples under ctest (CPU and GPU cases), the Python and C#
 # bindings' tests (bindings/run-tests.sh: Python from a wheel installed where there is no cargo), the MuJoCo
 # plugin's (integrations/mujoco/run-tests.sh: the pinned mujoco from PyPI, no GPU or display), and
-# smoke runs of the benchmarks (clip-select, GPU, haptic). Needs nothing beside the checkout: the data it
+# smoke runs of the benchmarks (clip-select with FCL and Bullet, GPU, CCD with Tight-Inclusion from the pinned
+# ipctk in a venv, haptic). Needs nothing beside the checkout: the data it
 # reads is in data/. With CI=true, GPU tests that find no adapter fail instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
