@@ -172,9 +172,15 @@ impl PartialEq for Blocks {
 impl Blocks {
     /// The blocks of (validated) `triangles` over vertices at `axes`, boxes computed.
     pub(crate) fn new(axes: [&[f32]; 3], triangles: &[[u32; 3]]) -> Result<Self> {
-        let frame = Frame::of(axes, triangles);
+        // Each centroid computed once (its corners are random reads on a shuffled mesh) for the frame and the sort.
+        let mut centroids = Vec::new();
+        centroids
+            .try_reserve_exact(triangles.len())
+            .map_err(|_| Error::out_of_memory("blocks"))?;
+        centroids.extend(triangles.iter().map(|t| centroid(axes, t)));
+        let frame = Frame::of(&centroids);
         let all: Vec<u32> = (0..triangles.len() as u32).collect();
-        let sorted = frame.sort(axes, triangles, all)?;
+        let sorted = frame.sort(all, |t| centroids[t as usize])?;
         let count = triangles.len().div_ceil(BLOCK);
         let mut blocks = Self {
             frame,
@@ -220,7 +226,9 @@ impl Blocks {
         let mut affected: Vec<u32> = gone.iter().map(|&t| self.block_of[t as usize]).collect();
         affected.sort_unstable();
         affected.dedup();
-        let sorted = self.frame.sort(axes, new, fresh)?;
+        let sorted = self
+            .frame
+            .sort(fresh, |t| centroid(axes, &new[t as usize]))?;
         let lists: usize = affected
             .iter()
             .map(|&b| self.spans[b as usize].count as usize)
@@ -509,12 +517,12 @@ impl Users {
     }
 }
 
-/// How the block being listed finds a vertex in its corner list: every block of a mesh being made stamps its
-/// vertices in arrays over all of them; the few blocks a cut lists look through their own short lists.
+/// How the block being listed finds a vertex in its corner list: every block of a mesh being made marks its
+/// vertices in an array over all of them; the few blocks a cut lists look through their own short lists.
 enum Stamps {
+    /// Per vertex, the last block that listed it (above 8 bits) and its index in that block's corners.
     Arrays {
-        seen: Vec<u32>,
-        slot: Vec<u8>,
+        marks: Vec<u32>,
         block: u32,
     },
     Search,
@@ -523,15 +531,19 @@ enum Stamps {
 impl Stamps {
     fn new(vertex_count: usize) -> Result<Self> {
         Ok(Self::Arrays {
-            seen: filled(vertex_count, 0u32)?,
-            slot: filled(vertex_count, 0u8)?,
+            marks: filled(vertex_count, 0u32)?,
             block: 0,
         })
     }
 
     fn next_block(&mut self) {
-        if let Self::Arrays { block, .. } = self {
+        if let Self::Arrays { marks, block } = self {
             *block += 1;
+            // Past 24 bits of blocks the marks start over (0 is no block).
+            if *block == 1 << 24 {
+                marks.fill(0);
+                *block = 1;
+            }
         }
     }
 
@@ -540,14 +552,13 @@ impl Stamps {
     fn local(&mut self, v: u32, corners: &mut Vec<u32>, first: usize) -> u8 {
         const { assert!(3 * BLOCK <= 256) };
         match self {
-            Self::Arrays { seen, slot, block } => {
-                let i = v as usize;
-                if seen[i] != *block {
-                    seen[i] = *block;
-                    slot[i] = (corners.len() - first) as u8;
+            Self::Arrays { marks, block } => {
+                let mark = &mut marks[v as usize];
+                if *mark >> 8 != *block {
+                    *mark = *block << 8 | (corners.len() - first) as u32;
                     corners.push(v);
                 }
-                slot[i]
+                *mark as u8
             }
             Self::Search => match corners[first..].iter().position(|&c| c == v) {
                 Some(k) => k as u8,
@@ -561,15 +572,13 @@ impl Stamps {
 }
 
 impl Frame {
-    /// The frame of the triangles' centroids.
-    fn of(axes: [&[f32]; 3], triangles: &[[u32; 3]]) -> Self {
-        let (lo, hi) =
-            triangles
-                .iter()
-                .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), t| {
-                    let c = centroid(axes, t);
-                    (lo.min(c), hi.max(c))
-                });
+    /// The frame of the triangles' `centroids`.
+    fn of(centroids: &[Vec3]) -> Self {
+        let (lo, hi) = centroids
+            .iter()
+            .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), &c| {
+                (lo.min(c), hi.max(c))
+            });
         let lo = if lo.is_finite() { lo } else { Vec3::ZERO };
         Self {
             lo,
@@ -577,11 +586,10 @@ impl Frame {
         }
     }
 
-    /// The triangles `ids` of `triangles` sorted along the curve (a stable radix sort on 30-bit codes).
-    fn sort(&self, axes: [&[f32]; 3], triangles: &[[u32; 3]], ids: Vec<u32>) -> Result<Vec<u32>> {
+    /// The triangles `ids` sorted along the curve by their `centroid` (a stable radix sort on 30-bit codes).
+    fn sort(&self, ids: Vec<u32>, centroid: impl Fn(u32) -> Vec3) -> Result<Vec<u32>> {
         let code = |t: u32| {
-            let q = ((centroid(axes, &triangles[t as usize]) - self.lo) * self.scale)
-                .clamp(Vec3::ZERO, Vec3::splat(1023.0));
+            let q = ((centroid(t) - self.lo) * self.scale).clamp(Vec3::ZERO, Vec3::splat(1023.0));
             spread(q.x as u32) | spread(q.y as u32) << 1 | spread(q.z as u32) << 2
         };
         let mut keys: Vec<u64> = Vec::new();
