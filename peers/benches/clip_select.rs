@@ -653,26 +653,22 @@ fn check_peers(
     wave.positions(1.3, &mut deformed);
     let rounding = native::rounding(&deformed);
     let soa = Soa::new(&deformed, triangles);
-    let brute: Vec<(Swept, Vec<u32>)> = poses
+    let brute: Vec<Vec<u32>> = poses
         .iter()
         .map(|p| {
-            let (swept, mut hits) = (Swept::of(p, false), Vec::new());
-            soa.brute_force_in_box(swept, RADIUS, &mut hits);
-            (swept, hits)
+            let mut hits = Vec::new();
+            soa.brute_force_in_box(Swept::of(p, false), RADIUS, &mut hits);
+            hits
         })
         .collect();
     peers
         .iter_mut()
         .map(|peer| {
             peer.update(&deformed);
-            let mut tally = Tally::default();
-            for (pose, (swept, hits)) in poses.iter().zip(&brute) {
-                let found = peer.select(pose.entry, pose.tip, RADIUS);
-                tally.add(found, hits, rounding, |t| {
-                    let corners = triangles[t as usize].map(|i| soa.corner(i));
-                    swept.distance(corners) - RADIUS
-                });
-            }
+            let tally = peer.tally(poses, &brute, RADIUS, rounding, |pose, t| {
+                let corners = triangles[t as usize].map(|i| soa.corner(i));
+                Swept::of(pose, false).distance(corners) - RADIUS
+            });
             (peer.kind(), tally)
         })
         .collect()

@@ -30,6 +30,11 @@ use trocar::{BackendKind, Context, ContextDef, MeshId, Results, VolumeKind};
 /// The bench's number of distinct poses.
 const POSES: usize = 16;
 
+/// The exact distance from `swept` to triangle `t`.
+fn distance(positions: &[[f32; 3]], triangles: &[[u32; 3]], swept: Swept, t: u32) -> f32 {
+    swept.distance(triangles[t as usize].map(|i| Vec3::from(positions[i as usize])))
+}
+
 /// Triangles within `radius` of `swept`, every triangle tested exactly.
 fn brute_force(
     positions: &[[f32; 3]],
@@ -38,11 +43,43 @@ fn brute_force(
     radius: f32,
 ) -> Vec<u32> {
     (0..triangles.len() as u32)
-        .filter(|&t| {
-            let corners = triangles[t as usize].map(|i| Vec3::from(positions[i as usize]));
-            swept.distance(corners) <= radius
-        })
+        .filter(|&t| distance(positions, triangles, swept, t) <= radius)
         .collect()
+}
+
+/// Positions and triangles.
+type MeshData = (Vec<[f32; 3]>, Vec<[u32; 3]>);
+
+/// The liver, `count` surface poses as the bench makes them, and their short variants (the bench's short tools:
+/// 5 % of the liver's bounding-box diagonal from the tip).
+fn liver_and_poses(count: usize) -> (MeshData, Vec<Pose>, Vec<Pose>) {
+    let (positions, triangles) =
+        trocar::internals::load_obj(common::root_dir().join("data/meshes/liver-smooth.obj"))
+            .expect("the liver mesh");
+    let poses = surface_poses(&positions, &triangles, count, ENTRY_DISTANCE, DEPTH, MOTION);
+    let (lo, hi) = common::bounds(&positions);
+    let short = poses
+        .iter()
+        .map(|p| short_pose(p, 0.05 * (hi - lo).length()))
+        .collect();
+    ((positions, triangles), poses, short)
+}
+
+/// Calls `check(level, positions, triangles)` on the liver's subdivisions of levels 0 and 2 to `last` (level 1
+/// adds time, not cases).
+fn on_levels(
+    mut mesh: MeshData,
+    last: usize,
+    mut check: impl FnMut(usize, &[[f32; 3]], &[[u32; 3]]),
+) {
+    for level in 0..=last {
+        if level > 0 {
+            mesh = subdivide(&mesh.0, &mesh.1);
+        }
+        if level != 1 {
+            check(level, &mesh.0, &mesh.1);
+        }
+    }
 }
 
 fn trocar_hits(
@@ -109,9 +146,8 @@ fn check_mesh(
                     a.iter()
                         .filter(|t| b.binary_search(t).is_err())
                         .map(|&t| {
-                            let tri =
-                                triangles[t as usize].map(|i| Vec3::from(positions[i as usize]));
-                            format!("{t} (d - r = {:+.2e})", swept.distance(tri) - RADIUS)
+                            let beyond = distance(positions, triangles, swept, t) - RADIUS;
+                            format!("{t} (d - r = {beyond:+.2e})")
                         })
                         .collect()
                 };
@@ -133,23 +169,12 @@ fn check_mesh(
 
 #[test]
 fn capsule_hits_match_brute_force_and_parry_on_the_bench_meshes() {
-    let (positions, triangles) =
-        trocar::internals::load_obj(common::root_dir().join("data/meshes/liver-smooth.obj"))
-            .expect("the liver mesh");
-    let poses = surface_poses(&positions, &triangles, POSES, ENTRY_DISTANCE, DEPTH, MOTION);
+    let (liver, poses, _) = liver_and_poses(POSES);
     assert_eq!(poses.len(), POSES, "the liver offers too few tool poses");
 
     // The bench's meshes up to 280k triangles (levels 0, 2 and 3; every pose below 20k triangles, the first 8
     // above, as the bench checked them); its 1.1M-triangle level only adds time.
-    let mut mesh = (positions, triangles);
-    for level in 0..=3 {
-        if level > 0 {
-            mesh = subdivide(&mesh.0, &mesh.1);
-        }
-        if level == 1 {
-            continue;
-        }
-        let (p, t) = &mesh;
+    on_levels(liver, 3, |level, p, t| {
         let poses = if t.len() < 20_000 {
             &poses[..]
         } else {
@@ -165,37 +190,21 @@ fn capsule_hits_match_brute_force_and_parry_on_the_bench_meshes() {
             hits > 0,
             "level {level}: no pose hits the liver: the check would be empty"
         );
-    }
+    });
 }
 
 #[test]
 fn short_tools_on_shuffled_meshes_match_brute_force_and_parry() {
-    let (positions, triangles) =
-        trocar::internals::load_obj(common::root_dir().join("data/meshes/liver-smooth.obj"))
-            .expect("the liver mesh");
-    let poses = surface_poses(&positions, &triangles, 64, ENTRY_DISTANCE, DEPTH, MOTION);
-    let (lo, hi) = common::bounds(&positions);
-    // The bench's short tools: 5 % of the bounding box's diagonal.
-    let short: Vec<Pose> = poses
-        .iter()
-        .map(|p| short_pose(p, 0.05 * (hi - lo).length()))
-        .collect();
-    let mut mesh = (positions, triangles);
-    for level in 0..=2 {
-        if level > 0 {
-            mesh = subdivide(&mesh.0, &mesh.1);
-        }
-        if level == 1 {
-            continue;
-        }
-        let (p, t) = shuffled(&mesh.0, &mesh.1);
+    let (liver, _, short) = liver_and_poses(64);
+    on_levels(liver, 2, |level, positions, triangles| {
+        let (p, t) = shuffled(positions, triangles);
         let every = if t.len() < 20_000 { 1 } else { 4 };
         let some: Vec<Pose> = short.iter().step_by(every).copied().collect();
         let label = |order| format!("liver level {level} ({order}), short tools");
-        let hits = check_mesh(&label("ordered"), &mesh.0, &mesh.1, &some)
+        let hits = check_mesh(&label("ordered"), positions, triangles, &some)
             + check_mesh(&label("shuffled"), &p, &t, &some);
         assert!(hits > 0, "level {level}: no short tool hits the liver");
-    }
+    });
 }
 
 /// Each peer (FCL with AABB and with OBBRSS boxes, Bullet), built on the mesh at rest then given a deformed frame
@@ -217,20 +226,9 @@ fn peer_tallies(
         .map(|kind| {
             let mut peer = Selector::new(kind, positions, triangles);
             peer.update(&deformed);
-            let mut tally = Tally::default();
-            for (pose, brute) in poses.iter().zip(&brute) {
-                let swept = Swept::of(pose, false);
-                tally.add(
-                    peer.select(pose.entry, pose.tip, RADIUS),
-                    brute,
-                    rounding,
-                    |t| {
-                        let corners =
-                            triangles[t as usize].map(|i| Vec3::from(deformed[i as usize]));
-                        swept.distance(corners) - RADIUS
-                    },
-                );
-            }
+            let tally = peer.tally(poses, &brute, RADIUS, rounding, |pose, t| {
+                distance(&deformed, triangles, Swept::of(pose, false), t) - RADIUS
+            });
             (kind, tally)
         })
         .collect()
@@ -246,32 +244,17 @@ fn peer_tallies(
 /// distance): the bench counts those misses and reports them per mesh, so here they are only printed.
 #[test]
 fn fcl_and_bullet_hit_sets_match_brute_force() {
-    let (positions, triangles) =
-        trocar::internals::load_obj(common::root_dir().join("data/meshes/liver-smooth.obj"))
-            .expect("the liver mesh");
-    let poses = surface_poses(&positions, &triangles, 64, ENTRY_DISTANCE, DEPTH, MOTION);
-    let (lo, hi) = common::bounds(&positions);
-    let short: Vec<Pose> = poses
-        .iter()
-        .map(|p| short_pose(p, 0.05 * (hi - lo).length()))
-        .collect();
+    let (liver, poses, short) = liver_and_poses(64);
     let both = [&poses[..], &short[..]].concat();
-    let mut mesh = (positions, triangles);
-    for level in 0..=3 {
-        if level > 0 {
-            mesh = subdivide(&mesh.0, &mesh.1);
-        }
-        if level == 1 {
-            continue;
-        }
+    on_levels(liver, 3, |level, positions, triangles| {
         // Every 4th tool on the 281k mesh, for time.
         let some: Vec<Pose> = both
             .iter()
             .step_by(if level == 3 { 4 } else { 1 })
             .copied()
             .collect();
-        let (p, t) = shuffled(&mesh.0, &mesh.1);
-        for (order, p, t) in [("ordered", &mesh.0, &mesh.1), ("shuffled", &p, &t)] {
+        let (p, t) = shuffled(positions, triangles);
+        for (order, p, t) in [("ordered", positions, triangles), ("shuffled", &p, &t)] {
             for (kind, tally) in peer_tallies(p, t, &some) {
                 let what = format!(
                     "liver level {level} ({order}), {}: missed {} of {} hits (up to {:.2e} cm inside the radius), \
@@ -295,5 +278,5 @@ fn fcl_and_bullet_hit_sets_match_brute_force() {
                 }
             }
         }
-    }
+    });
 }

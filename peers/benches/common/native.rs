@@ -5,6 +5,7 @@
 // Each user needs only part of this module.
 #![allow(dead_code)]
 
+use crate::common::Pose;
 use glam::Vec3;
 use std::ffi::{c_int, c_void};
 use std::ptr::NonNull;
@@ -149,6 +150,25 @@ impl Selector {
         let found = usize::try_from(found)
             .unwrap_or_else(|_| panic!("{}: the query failed", self.kind.name()));
         &self.hits[..found.min(capacity)]
+    }
+
+    /// The hit sets of static capsules of `radius` at `poses`, on the positions of the last update, against brute
+    /// force's (`brute`: one sorted list a pose); `beyond(pose, t)`: triangle `t`'s distance from the pose's axis
+    /// minus the radius.
+    pub fn tally(
+        &mut self,
+        poses: &[Pose],
+        brute: &[Vec<u32>],
+        radius: f32,
+        rounding: f32,
+        beyond: impl Fn(&Pose, u32) -> f32,
+    ) -> Tally {
+        let mut tally = Tally::default();
+        for (pose, brute) in poses.iter().zip(brute) {
+            let found = self.select(pose.entry, pose.tip, radius);
+            tally.add(found, brute, rounding, |t| beyond(pose, t));
+        }
+        tally
     }
 }
 
